@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The README's test command (npm test). On a fresh clone it installs dependencies; the
+# integration tests' global setup starts the real PostgreSQL and Elasticsearch it needs
+# (scripts/stack.sh) unless DATABASE_URL / ELASTICSEARCH_URL are set or Docker answers.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "[test] installing dependencies (npm ci)" >&2
+  npm ci --no-fund --no-audit >&2 || exit 1
+fi
+
+echo "[test] type-checking (npm run build)" >&2
+if ! npm run -s build; then
+  echo "build: 0 passed, 1 failed"
+  exit 1
+fi
+
+mkdir -p .stack
+report=.stack/vitest-report.json
+rm -f "$report"
+npx vitest run --reporter=default --reporter=json --outputFile.json="$report" "$@"
+status=$?
+
+if [ -f "$report" ]; then
+  node -e '
+    const r = require(process.argv[1]);
+    console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+  ' "$PWD/$report"
+else
+  echo "0 passed, 1 failed"
+  [ $status -eq 0 ] && status=1
+fi
+exit $status

@@ -1,0 +1,36 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ApiError, errorBody } from '../envelope.js';
+
+export const notFound: RequestHandler = (req, res) => {
+  res.status(404).json(errorBody('NOT_FOUND', `No route for ${req.method} ${req.path}`));
+};
+
+/** Last handler: client errors keep their status and code; anything else is logged and is a 500. */
+export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+  if (err instanceof ApiError) {
+    for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+    res.status(err.status).json(errorBody(err.code, err.message, err.details));
+    return;
+  }
+  // body-parser failures: malformed JSON, oversized body, bad charset.
+  const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode;
+  const type = (err as { type?: string }).type;
+  if (status && status >= 400 && status < 500) {
+    const message =
+      type === 'entity.parse.failed' ? 'Malformed JSON body' : type === 'entity.too.large' ? 'Request body too large' : (err as Error).message;
+    res.status(status === 413 ? 413 : 400).json(errorBody('INVALID_REQUEST', message));
+    return;
+  }
+  req.log?.error({ err }, 'unhandled error');
+  res.status(500).json(errorBody('INTERNAL_ERROR', 'Internal error'));
+};
+
+/** Bodies must be JSON when present: a form post or text body is a 400, not a silent empty object. */
+export const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    next(new ApiError(400, 'INVALID_REQUEST', 'Content-Type must be application/json'));
+    return;
+  }
+  next();
+};

@@ -1,0 +1,5 @@
+import type { RouteModule } from '../app.js';
+import { healthRoutes } from './health.js';
+
+// Each route group owns one file; add a group here to mount it.
+export const routeModules: RouteModule[] = [healthRoutes];

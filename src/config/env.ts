@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+// One schema for every entry point (API, indexer, ops scripts, tests), so a bad value fails
+// at start-up with the variable's name instead of deep inside a request.
+const envSchema = z.object({
+  DATABASE_URL: z.string().min(1).default('postgres://postgres@127.0.0.1:54329/marketplace'),
+  ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:9209'),
+  INDEX_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
+    .default('mp'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  CURSOR_SECRET: z.string().min(16).default('dev-only-cursor-secret-change-me'),
+  ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
+  RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,27 @@
+import pg from 'pg';
+
+// bigint ids (bigserial) fit comfortably in a JS number for this service's volumes.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+export function createPool(databaseUrl: string, max = 10): pg.Pool {
+  return new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search' });
+}
+
+/** Runs fn in one transaction; rolls back on any error so nothing is half-written. */
+export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}

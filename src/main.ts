@@ -1,0 +1,27 @@
+import { loadEnv } from './config/env.js';
+import { createPool } from './db/pool.js';
+import { createEsClient } from './es/client.js';
+import { indexNames } from './es/index-names.js';
+import { createLogger } from './lib/logger.js';
+import { createApp } from './api/app.js';
+import { routeModules } from './api/routes/index.js';
+
+const env = loadEnv();
+const logger = createLogger(env.LOG_LEVEL, 'api');
+const pool = createPool(env.DATABASE_URL, 20);
+const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
+const app = createApp({ env, pool, es, index: indexNames(env.INDEX_PREFIX), logger }, routeModules);
+
+const server = app.listen(env.PORT, () => {
+  logger.info({ port: env.PORT, index: indexNames(env.INDEX_PREFIX).alias }, `API listening on http://localhost:${env.PORT}`);
+});
+
+const shutdown = (signal: string) => {
+  logger.info({ signal }, 'shutting down');
+  server.close(() => {
+    void Promise.allSettled([pool.end(), es.close()]).then(() => process.exit(0));
+  });
+  setTimeout(() => process.exit(0), 5000).unref();
+};
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
