@@ -1,5 +1,6 @@
 import type { RouteModule } from '../app.js';
 import { healthRoutes } from './health.js';
+import { sellerRoutes } from './seller/index.js';
 
 // Each route group owns one file; add a group here to mount it.
-export const routeModules: RouteModule[] = [healthRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, ...sellerRoutes];

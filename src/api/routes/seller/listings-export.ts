@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { RouteModule } from '../../app.js';
+import { ApiError, ok } from '../../envelope.js';
+import { parseOr400 } from '../../validate.js';
+import { sellerAuth, sellerOf } from '../../middleware/auth.js';
+import { sellerRateLimit } from '../../middleware/rate-limit.js';
+import { listingsExportQuerySchema, type Listing } from '../../schemas/seller.js';
+import { exportSellerListings, type ExportListingRow } from '../../../db/listings.js';
+import { signCursor, verifyCursor } from '../../../lib/cursor.js';
+import { isoToMicros, microsToIso } from '../../../lib/listing-plan.js';
+
+// GET /listings: the seller's stored listings for audit, keyset-paginated on (updated_at,
+// listing_id) ascending. The cursor carries the position and the filters it was minted under;
+// a request that names different filters alongside it is refused rather than silently mixed.
+
+const CURSOR_KIND = 'seller-listings-export';
+const DEFAULT_LIMIT = 100;
+
+const cursorPayloadSchema = z.strictObject({
+  t: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/),
+  id: z.int().positive(),
+  s: z.string().nullable(),
+  d: z.boolean(),
+});
+type CursorPayload = z.output<typeof cursorPayloadSchema>;
+
+function badCursor(message = 'Malformed or tampered cursor'): ApiError {
+  return new ApiError(400, 'INVALID_REQUEST', message, [{ field: 'cursor', message }]);
+}
+
+function toListing(r: ExportListingRow): Listing {
+  return {
+    skuId: r.skuId,
+    productId: r.productId,
+    matchStatus: r.matchStatus,
+    quantity: r.quantity,
+    available: r.available,
+    price: r.price,
+    externalRef: r.externalRef,
+    browsable: r.browsable,
+    deletedAt: r.deletedAt === null ? null : r.deletedAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+export const sellerListingExportRoutes: RouteModule = (app, deps) => {
+  app.get('/listings', sellerAuth(deps), sellerRateLimit(deps), async (req, res) => {
+    const q = parseOr400(listingsExportQuerySchema, req.query);
+    // updated_since normalized to exact microsecond UTC text, so it compares equal across pages.
+    let updatedSince: string | null = null;
+    if (q.updated_since !== undefined) {
+      const us = isoToMicros(q.updated_since);
+      if (us === null) throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [{ field: 'updated_since', message: 'Invalid date-time' }]);
+      updatedSince = microsToIso(us);
+    }
+    let includeDeleted = q.include_deleted === 'true';
+    let after: CursorPayload | null = null;
+    if (q.cursor !== undefined) {
+      const parsed = cursorPayloadSchema.safeParse(verifyCursor(deps.env.CURSOR_SECRET, CURSOR_KIND, q.cursor));
+      if (!parsed.success) throw badCursor();
+      after = parsed.data;
+      if (q.updated_since !== undefined && updatedSince !== after.s) throw badCursor('cursor was issued for a different updated_since');
+      if (q.include_deleted !== undefined && includeDeleted !== after.d) throw badCursor('cursor was issued for a different include_deleted');
+      updatedSince = after.s;
+      includeDeleted = after.d;
+    }
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    const rows = await exportSellerListings(deps.pool, sellerOf(req).sellerId, {
+      limit: limit + 1,
+      updatedSince,
+      includeDeleted,
+      after: after && { updatedAt: after.t, listingId: after.id },
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const nextCursor =
+      rows.length > limit && last
+        ? signCursor(deps.env.CURSOR_SECRET, CURSOR_KIND, { t: last.updatedAtKey, id: last.listingId, s: updatedSince, d: includeDeleted } satisfies CursorPayload)
+        : null;
+    res.json(ok({ items: page.map(toListing), nextCursor }));
+  });
+};
