@@ -1,6 +1,7 @@
 import type { RouteModule } from '../app.js';
 import { healthRoutes } from './health.js';
+import { buyerRoutes } from './buyer/index.js';
 import { sellerRoutes } from './seller/index.js';
 
 // Each route group owns one file; add a group here to mount it.
-export const routeModules: RouteModule[] = [healthRoutes, ...sellerRoutes];
+export const routeModules: RouteModule[] = [healthRoutes, buyerRoutes, ...sellerRoutes];

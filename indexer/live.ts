@@ -1,0 +1,160 @@
+import type { Client } from '@elastic/elasticsearch';
+import * as pgListen from 'pg-listen';
+import type { Subscriber } from 'pg-listen';
+import type { Pool } from '../src/db/pool.js';
+import type { IndexNames } from '../src/es/index-names.js';
+import type { Logger } from '../src/lib/logger.js';
+import { feedLag, loadCheckpoint, pruneFeed, START, type Position } from './change-feed.js';
+import { catchUp } from './catch-up.js';
+import { withBatchLock } from './batch-lock.js';
+import { indicesBehind } from './index-admin.js';
+import { rebuild } from './rebuild.js';
+import { emptyMetrics, type IndexerMetrics } from './metrics.js';
+import { createWake } from './wake.js';
+
+export const LIVE_CONSUMER = 'live';
+
+// pg-listen is CommonJS with a `default` export; under NodeNext the default import is the module object.
+type CreateSubscriber = typeof import('pg-listen').default;
+const createSubscriber: CreateSubscriber =
+  (pgListen as unknown as { default: { default?: CreateSubscriber } & CreateSubscriber }).default.default ??
+  (pgListen as unknown as { default: CreateSubscriber }).default;
+
+export interface LiveIndexerOptions {
+  pool: Pool;
+  es: Client;
+  index: IndexNames;
+  logger: Logger;
+  databaseUrl: string;
+  /** Safety-net poll; NOTIFY is only a hint (it is lost while nobody listens). */
+  pollMs?: number;
+}
+
+export interface LiveIndexer {
+  metrics: IndexerMetrics;
+  /** Resolves when the checkpoint has passed every change committed before the call. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The long-lived indexer: bootstraps the index when the alias is missing, then follows the change
+ * feed. NOTIFY (pg-listen) wakes it at once; a poll covers lost notifications, reconnects and
+ * changes held back behind an older open transaction. Errors (Elasticsearch or PostgreSQL down)
+ * back off and retry the same batch; the checkpoint only moves after a successful write.
+ */
+export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIndexer> {
+  const { pool, es, index, logger } = opts;
+  const pollMs = opts.pollMs ?? 500;
+  const metrics = emptyMetrics();
+  const wake = createWake();
+  let stopped = false;
+  let position: Position | null = null;
+  let idleWaiters: (() => void)[] = [];
+
+  const subscriber = listen(opts.databaseUrl, logger, () => wake.wake());
+
+  async function ensureIndex(): Promise<void> {
+    if ((await indicesBehind(es, index.alias)).length > 0) return;
+    logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
+    const r = await rebuild({ pool, es, index, logger });
+    logger.info(r, 'initial build done');
+  }
+
+  async function loop(): Promise<void> {
+    let backoff = 200;
+    let sincePrune = 0;
+    while (!stopped) {
+      try {
+        if (position === null) {
+          await ensureIndex();
+          position = (await loadCheckpoint(pool, LIVE_CONSUMER)) ?? START;
+          logger.info({ position }, 'indexer following the change feed');
+        }
+        const t0 = Date.now();
+        const from: Position = position;
+        const r = await withBatchLock(pool, () => catchUp(pool, es, index.alias, from, LIVE_CONSUMER));
+        backoff = 200;
+        if (r.changes > 0) {
+          position = r.position;
+          const ms = Date.now() - t0;
+          metrics.batches += 1;
+          metrics.changes += r.changes;
+          metrics.docs += r.docs;
+          metrics.lastDocsPerSecond = Math.round((r.docs * 1000) / Math.max(ms, 1));
+          metrics.lastBatchAt = Date.now();
+          Object.assign(metrics, await feedLag(pool, position));
+          logger.info({ changes: r.changes, docs: r.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
+          if ((sincePrune += r.changes) > 50_000) {
+            sincePrune = 0;
+            const pruned = await pruneFeed(pool);
+            logger.debug({ pruned }, 'change feed pruned');
+          }
+          continue;
+        }
+        metrics.lagSeconds = 0;
+        metrics.pending = 0;
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        waiters.forEach((w) => w());
+        await wake.wait(pollMs);
+      } catch (err) {
+        metrics.errors += 1;
+        logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
+        await sleep(backoff);
+        backoff = Math.min(backoff * 2, 5000);
+      }
+    }
+  }
+
+  const running = loop();
+
+  return {
+    metrics,
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        wake.wake();
+      }),
+    stop: async () => {
+      stopped = true;
+      wake.wake();
+      await running;
+      await subscriber.close().catch(() => undefined);
+    },
+  };
+}
+
+/** LISTEN with supervision: pg-listen gives up after its retry timeout, so it is recreated. */
+function listen(databaseUrl: string, logger: Logger, onWake: () => void): { close(): Promise<void> } {
+  let current: Subscriber | null = null;
+  let closed = false;
+  const start = () => {
+    if (closed) return;
+    const sub = createSubscriber({ connectionString: databaseUrl }, { parse: (s: string) => s, retryTimeout: 60_000 });
+    current = sub;
+    sub.notifications.on('change_feed', onWake);
+    sub.events.on('connected', onWake); // catch up on whatever was missed while disconnected
+    sub.events.on('error', (err: Error) => {
+      logger.warn({ err: err.message }, 'change feed listener lost; restarting it');
+      void sub.close().catch(() => undefined);
+      setTimeout(start, 1000);
+    });
+    sub
+      .connect()
+      .then(() => sub.listenTo('change_feed'))
+      .catch((err: Error) => {
+        logger.warn({ err: err.message }, 'change feed listener could not connect; retrying');
+        setTimeout(start, 1000);
+      });
+  };
+  start();
+  return {
+    close: async () => {
+      closed = true;
+      await current?.close();
+    },
+  };
+}

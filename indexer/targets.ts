@@ -1,0 +1,24 @@
+import type { Pair } from '../src/db/offer-source.js';
+
+/** The set of documents one batch must recompute; a Set/Map so repeated changes coalesce. */
+export interface Targets {
+  pairs: Map<string, Pair>;
+  variants: Set<number>;
+  products: Set<number>;
+  skus: Set<number>;
+  sellers: Set<number>;
+  /** The platform-wide PO-box switch changed: every native offer is recomputed. */
+  allNative: boolean;
+}
+
+export function emptyTargets(): Targets {
+  return { pairs: new Map(), variants: new Set(), products: new Set(), skus: new Set(), sellers: new Set(), allNative: false };
+}
+
+export function addPair(t: Targets, p: Pair): void {
+  t.pairs.set(`${p.sellerId}:${p.skuId}`, p);
+}
+
+export function targetCount(t: Targets): number {
+  return t.pairs.size + t.variants.size + t.products.size + t.skus.size + t.sellers.size;
+}

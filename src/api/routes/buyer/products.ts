@@ -1,0 +1,16 @@
+import type { RouteModule } from '../../app.js';
+import { ok } from '../../envelope.js';
+import { parseOr400 } from '../../validate.js';
+import { productParamsSchema, productQuerySchema } from '../../schemas/buyer.js';
+import type { BuyerService } from '../../../search/buyer-service.js';
+
+export const productRoutes =
+  (service: BuyerService): RouteModule =>
+  (app) => {
+    app.get('/products/:productId', async (req, res) => {
+      const { productId } = parseOr400(productParamsSchema, req.params);
+      const q = parseOr400(productQuerySchema, req.query);
+      const answer = await service.call('productPage', productId, q);
+      res.json(ok(answer.data, { degraded: answer.degraded }));
+    });
+  };

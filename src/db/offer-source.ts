@@ -1,0 +1,234 @@
+import type { Pool, PoolClient } from './pool.js';
+import type {
+  HandoffStoreFacts,
+  ListingFacts,
+  ProductFacts,
+  SellerFacts,
+  SkuFacts,
+  VariantFacts,
+} from '../search/documents.js';
+
+// The read model's source: what the indexer (and the PostgreSQL fallback) reads to build buyer
+// documents. Every query is set-based over an array of keys.
+
+type Db = Pool | PoolClient;
+
+/**
+ * Units of a listing held by outstanding holds (DECISIONS.md): the order is created/accepted and no
+ * listing write with as_of at or after the order's created_at has superseded it. `l` = listings.
+ */
+export const OUTSTANDING_HOLDS_SQL = `
+  coalesce((SELECT sum(h.quantity) FROM holds h JOIN orders o ON o.order_id = h.order_id
+             WHERE h.seller_id = l.seller_id AND h.sku_id = l.sku_id
+               AND o.status IN ('created', 'accepted')
+               AND NOT (l.as_of IS NOT NULL AND l.as_of >= o.created_at)), 0)`;
+
+export const AVAILABLE_SQL = `greatest(0, l.quantity - ${OUTSTANDING_HOLDS_SQL})::int`;
+
+export interface NativeRow {
+  listing: ListingFacts;
+  sku: SkuFacts;
+}
+
+/** Live, matched listings among the given pairs, with their catalog sku and available units. */
+export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]): Promise<NativeRow[]> {
+  if (sellerIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
+            s.product_id, s.condition, s.language, s.finish
+       FROM unnest($1::int[], $2::int[]) AS k(seller_id, sku_id)
+       JOIN listings l ON l.seller_id = k.seller_id AND l.sku_id = k.sku_id
+       JOIN skus s ON s.sku_id = l.sku_id
+      WHERE l.deleted_at IS NULL AND l.match_status = 'matched'`,
+    [sellerIds, skuIds],
+  );
+  return rows.map((r) => ({
+    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
+    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
+  }));
+}
+
+export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<number, SellerFacts>> {
+  if (sellerIds.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT s.seller_id, s.seller_code, s.store_name, s.vacation, s.po_box_delivery,
+            cardinality(r.incomplete) = 0 AS browse_eligible,
+            (SELECT count(*) FROM orders o
+              WHERE o.seller_id = s.seller_id AND o.has_money AND o.status NOT IN ('cancelled', 'refunded'))::int AS sales_count,
+            coalesce(rv.sum, 0)::int AS review_sum, coalesce(rv.count, 0)::int AS review_count
+       FROM sellers s
+       JOIN seller_readiness r ON r.seller_id = s.seller_id
+       LEFT JOIN LATERAL (SELECT sum(score) AS sum, count(*) AS count FROM seller_reviews WHERE seller_id = s.seller_id) rv ON true
+      WHERE s.seller_id = ANY($1::int[])`,
+    [sellerIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.seller_id,
+      {
+        sellerId: r.seller_id,
+        sellerCode: r.seller_code,
+        storeName: r.store_name,
+        vacation: r.vacation,
+        browseEligible: r.browse_eligible,
+        poBoxDelivery: r.po_box_delivery,
+        salesCount: r.sales_count,
+        reviewSum: r.review_sum,
+        reviewCount: r.review_count,
+      },
+    ]),
+  );
+}
+
+export async function productFacts(db: Db, productIds: number[]): Promise<Map<number, ProductFacts>> {
+  if (productIds.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT product_id, name, set_name, category, rarity, collector_number, image_url, details
+       FROM products WHERE product_id = ANY($1::int[])`,
+    [productIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.product_id,
+      {
+        productId: r.product_id,
+        name: r.name,
+        set: r.set_name,
+        category: r.category,
+        rarity: r.rarity,
+        collectorNumber: r.collector_number,
+        imageUrl: r.image_url,
+        details: r.details,
+      },
+    ]),
+  );
+}
+
+export async function skuFacts(db: Db, skuIds: number[]): Promise<Map<number, SkuFacts>> {
+  if (skuIds.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT sku_id, product_id, condition, language, finish FROM skus WHERE sku_id = ANY($1::int[])`,
+    [skuIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.sku_id,
+      { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
+    ]),
+  );
+}
+
+export async function variantFacts(db: Db, variantIds: number[]): Promise<VariantFacts[]> {
+  if (variantIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT variant_id, store_slug, sku_id, product_id, price, quantity
+       FROM handoff_variants WHERE variant_id = ANY($1::int[])`,
+    [variantIds],
+  );
+  return rows.map((r) => ({
+    variantId: r.variant_id,
+    storeSlug: r.store_slug,
+    skuId: r.sku_id,
+    productId: r.product_id,
+    price: r.price,
+    quantity: r.quantity,
+  }));
+}
+
+export async function handoffStoreFacts(db: Db, slugs: string[]): Promise<Map<string, HandoffStoreFacts>> {
+  if (slugs.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT h.store_slug, h.store_name, h.seller_code, h.active,
+            coalesce(rv.sum, 0)::int AS review_sum, coalesce(rv.count, 0)::int AS review_count
+       FROM handoff_stores h
+       LEFT JOIN LATERAL (SELECT sum(score) AS sum, count(*) AS count FROM handoff_store_reviews WHERE store_slug = h.store_slug) rv ON true
+      WHERE h.store_slug = ANY($1::text[])`,
+    [slugs],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.store_slug,
+      {
+        storeSlug: r.store_slug,
+        storeName: r.store_name,
+        sellerCode: r.seller_code,
+        active: r.active,
+        reviewSum: r.review_sum,
+        reviewCount: r.review_count,
+      },
+    ]),
+  );
+}
+
+export async function poBoxSuspended(db: Db): Promise<boolean> {
+  const { rows } = await db.query(`SELECT po_box_suspended FROM platform_settings`);
+  return rows[0]?.po_box_suspended ?? false;
+}
+
+// ---- fan-out: which documents a change touches ----
+
+export interface Pair {
+  sellerId: number;
+  skuId: number;
+}
+
+/** Every listing (live or not) of these sellers: deleted ones must leave the index too. */
+export async function pairsOfSellers(db: Db, sellerIds: number[]): Promise<Pair[]> {
+  if (sellerIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT seller_id, sku_id FROM listings WHERE seller_id = ANY($1::int[])`,
+    [sellerIds],
+  );
+  return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
+}
+
+export async function pairsOfSkus(db: Db, skuIds: number[]): Promise<Pair[]> {
+  if (skuIds.length === 0) return [];
+  const { rows } = await db.query(`SELECT seller_id, sku_id FROM listings WHERE sku_id = ANY($1::int[])`, [skuIds]);
+  return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
+}
+
+export async function skusOfProducts(db: Db, productIds: number[]): Promise<number[]> {
+  if (productIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT sku_id FROM skus WHERE product_id = ANY($1::int[])
+     UNION SELECT sku_id FROM listings WHERE product_id = ANY($1::int[])
+     UNION SELECT sku_id FROM handoff_variants WHERE product_id = ANY($1::int[])`,
+    [productIds],
+  );
+  return rows.map((r) => r.sku_id);
+}
+
+export async function variantsOf(db: Db, by: { slugs?: string[]; skuIds?: number[] }): Promise<number[]> {
+  const { rows } = await db.query(
+    `SELECT variant_id FROM handoff_variants WHERE store_slug = ANY($1::text[]) OR sku_id = ANY($2::int[])`,
+    [by.slugs ?? [], by.skuIds ?? []],
+  );
+  return rows.map((r) => r.variant_id);
+}
+
+/** Keyset page over every listing, for full rebuilds and platform-wide changes. */
+export async function pairsPage(db: Db, after: Pair | null, limit: number): Promise<Pair[]> {
+  const { rows } = await db.query(
+    `SELECT seller_id, sku_id FROM listings
+      WHERE ($1::int IS NULL OR (seller_id, sku_id) > ($1::int, $2::int))
+      ORDER BY seller_id, sku_id LIMIT $3`,
+    [after?.sellerId ?? null, after?.skuId ?? null, limit],
+  );
+  return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
+}
+
+/** Keyset page over ids of a simple table, for full rebuilds. */
+export async function idsPage(
+  db: Db,
+  table: 'products' | 'skus' | 'sellers' | 'handoff_variants',
+  after: number,
+  limit: number,
+): Promise<number[]> {
+  const column = { products: 'product_id', skus: 'sku_id', sellers: 'seller_id', handoff_variants: 'variant_id' }[table];
+  const { rows } = await db.query(`SELECT ${column} AS id FROM ${table} WHERE ${column} > $1 ORDER BY ${column} LIMIT $2`, [
+    after,
+    limit,
+  ]);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,315 @@
+import type { Offer, Product } from '../api/schemas/buyer.js';
+import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from './policy.js';
+import { productSortKey, terms } from './text.js';
+
+// One Elasticsearch index holds four document types (see docs/search-design.md):
+//   offer   n:{sellerId}:{skuId} / h:{variantId}: one per live matched native listing and per handoff
+//           variant, with `shown` = browsable and in stock. Search and product pages filter shown;
+//           the cart lookup also needs the not-shown ones (sold out, seller on vacation).
+//   product p:{productId}   the Product block of the product page.
+//   sku     k:{skuId}       catalog display data for the cart lookup.
+//   seller  s:{sellerId}    name and readiness for the cart lookup.
+// The wire objects (offer, product, ...) are stored ready-made in non-indexed fields, so reads
+// return them without reassembly.
+
+export interface ProductFacts {
+  productId: number;
+  name: string | null;
+  set: string | null;
+  category: string | null;
+  rarity: string | null;
+  collectorNumber: string | null;
+  imageUrl: string | null;
+  details: { label: string; value: string }[];
+}
+
+export interface SkuFacts {
+  skuId: number;
+  productId: number;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+}
+
+export interface SellerFacts {
+  sellerId: number;
+  sellerCode: string;
+  storeName: string;
+  vacation: boolean;
+  browseEligible: boolean;
+  poBoxDelivery: 'available' | 'seller_declines';
+  salesCount: number;
+  reviewSum: number;
+  reviewCount: number;
+}
+
+export interface ListingFacts {
+  sellerId: number;
+  skuId: number;
+  price: number;
+  available: number;
+}
+
+export interface HandoffStoreFacts {
+  storeSlug: string;
+  storeName: string;
+  sellerCode: string | null;
+  active: boolean;
+  reviewSum: number;
+  reviewCount: number;
+}
+
+export interface VariantFacts {
+  variantId: number;
+  storeSlug: string;
+  skuId: number;
+  productId: number;
+  price: number;
+  quantity: number;
+}
+
+/** Product-level fields copied onto every offer so search filters, sorts and groups on offers alone. */
+export interface ProductFields {
+  sortKey: string;
+  nameTerms: string;
+  category: string | null;
+  set: string | null;
+  rarity: string | null;
+  collectorNumber: string | null;
+  item: {
+    productId: number;
+    name: string | null;
+    set: string | null;
+    category: string | null;
+    rarity: string | null;
+    collectorNumber: string | null;
+    imageUrl: string | null;
+  };
+}
+
+export interface OfferDoc extends ProductFields {
+  docType: 'offer';
+  shown: boolean;
+  lane: 'native' | 'handoff';
+  productId: number;
+  skuId: number;
+  sellerId: number | null;
+  /** Product-page tie-break after lane: sellerId for native, variantId for handoff. */
+  ownerId: number;
+  laneOrder: 0 | 1;
+  /** Distinct-store key for sellerCount: native sellers and handoff stores never collide. */
+  storeKey: string;
+  sellerCode: string | null;
+  /** sellerCode + U+0000 + storeName: the seller facet's bucket key, ties ordered by sellerCode. */
+  sellerFacet: string | null;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+  isSealed: boolean;
+  price: number;
+  available: number;
+  checkoutMode: 'express' | 'manual';
+  offer: Offer;
+}
+
+export interface ProductDoc {
+  docType: 'product';
+  productId: number;
+  product: Product;
+}
+
+export interface SkuDoc {
+  docType: 'sku';
+  skuId: number;
+  productId: number;
+  cart: {
+    product: { productId: number; name: string | null; set: string | null; image: string | null };
+    sku: { condition: string | null; language: string | null; finish: string | null };
+    category: string | null;
+  };
+}
+
+export interface SellerDoc {
+  docType: 'seller';
+  sellerId: number;
+  cartSeller: { name: string; browseEligible: boolean; vacation: boolean };
+}
+
+export type IndexDoc = OfferDoc | ProductDoc | SkuDoc | SellerDoc;
+
+export const docId = {
+  native: (sellerId: number, skuId: number) => `n:${sellerId}:${skuId}`,
+  handoff: (variantId: number) => `h:${variantId}`,
+  product: (productId: number) => `p:${productId}`,
+  sku: (skuId: number) => `k:${skuId}`,
+  seller: (sellerId: number) => `s:${sellerId}`,
+};
+
+export function productFields(productId: number, p: ProductFacts | undefined): ProductFields {
+  const name = p?.name ?? null;
+  return {
+    sortKey: productSortKey(name, productId),
+    nameTerms: terms(name ?? '').join(' '),
+    category: p?.category ?? null,
+    set: p?.set ?? null,
+    rarity: p?.rarity ?? null,
+    collectorNumber: p?.collectorNumber ?? null,
+    item: {
+      productId,
+      name,
+      set: p?.set ?? null,
+      category: p?.category ?? null,
+      rarity: p?.rarity ?? null,
+      collectorNumber: p?.collectorNumber ?? null,
+      imageUrl: p?.imageUrl ?? null,
+    },
+  };
+}
+
+/** A live, matched native listing. Not-shown offers are still indexed for the cart lookup. */
+export function nativeOfferDoc(
+  l: ListingFacts,
+  sku: SkuFacts,
+  seller: SellerFacts,
+  product: ProductFacts | undefined,
+  poBoxSuspended: boolean,
+): OfferDoc {
+  const isSealed = sku.condition === SEALED_CONDITION;
+  const offer: Offer = {
+    lane: 'native',
+    productId: sku.productId,
+    sellerId: l.sellerId,
+    storeSlug: null,
+    variantId: null,
+    skuId: l.skuId,
+    sellerName: seller.storeName,
+    condition: sku.condition,
+    language: sku.language,
+    finish: sku.finish,
+    isSealed,
+    price: l.price,
+    available: l.available,
+    checkoutMode: 'express',
+    salesCount: seller.salesCount,
+    sellerCode: seller.sellerCode,
+    reviewScore: reviewScore(seller.reviewSum, seller.reviewCount),
+    poBoxDelivery: { status: poBoxSuspended ? 'platform_suspended' : seller.poBoxDelivery },
+    disclosures: disclosuresFor(product?.category ?? null),
+    fulfillmentObligation: FULFILLMENT_OBLIGATION,
+  };
+  return {
+    docType: 'offer',
+    shown: seller.browseEligible && l.available > 0,
+    lane: 'native',
+    productId: sku.productId,
+    skuId: l.skuId,
+    sellerId: l.sellerId,
+    ownerId: l.sellerId,
+    laneOrder: 0,
+    storeKey: `n:${l.sellerId}`,
+    sellerCode: seller.sellerCode,
+    sellerFacet: `${seller.sellerCode}\u0000${seller.storeName}`,
+    condition: sku.condition,
+    language: sku.language,
+    finish: sku.finish,
+    isSealed,
+    price: l.price,
+    available: l.available,
+    checkoutMode: 'express',
+    ...productFields(sku.productId, product),
+    offer,
+  };
+}
+
+/** A handoff store's synced single: browsable while its store is active (DECISIONS.md). */
+export function handoffOfferDoc(
+  v: VariantFacts,
+  sku: SkuFacts | undefined,
+  store: HandoffStoreFacts,
+  product: ProductFacts | undefined,
+): OfferDoc {
+  const productId = sku?.productId ?? v.productId;
+  const condition = sku?.condition ?? null;
+  const isSealed = condition === SEALED_CONDITION;
+  const offer: Offer = {
+    lane: 'handoff',
+    productId,
+    sellerId: null,
+    storeSlug: v.storeSlug,
+    variantId: v.variantId,
+    skuId: v.skuId,
+    sellerName: store.storeName,
+    condition,
+    language: sku?.language ?? null,
+    finish: sku?.finish ?? null,
+    isSealed,
+    price: v.price,
+    available: v.quantity,
+    checkoutMode: 'manual',
+    salesCount: null,
+    sellerCode: store.sellerCode,
+    reviewScore: reviewScore(store.reviewSum, store.reviewCount),
+    poBoxDelivery: null,
+    disclosures: null,
+    fulfillmentObligation: null,
+  };
+  return {
+    docType: 'offer',
+    shown: store.active && v.quantity > 0,
+    lane: 'handoff',
+    productId,
+    skuId: v.skuId,
+    sellerId: null,
+    ownerId: v.variantId,
+    laneOrder: 1,
+    storeKey: `h:${v.storeSlug}`,
+    sellerCode: store.sellerCode,
+    sellerFacet: store.sellerCode === null ? null : `${store.sellerCode}\u0000${store.storeName}`,
+    condition,
+    language: offer.language,
+    finish: offer.finish,
+    isSealed,
+    price: v.price,
+    available: v.quantity,
+    checkoutMode: 'manual',
+    ...productFields(productId, product),
+    offer,
+  };
+}
+
+export function productDoc(p: ProductFacts): ProductDoc {
+  return {
+    docType: 'product',
+    productId: p.productId,
+    product: {
+      productId: p.productId,
+      name: p.name,
+      set: p.set,
+      rarity: p.rarity,
+      collectorNumber: p.collectorNumber,
+      imageUrl: p.imageUrl,
+      details: p.details,
+    },
+  };
+}
+
+export function skuDoc(sku: SkuFacts, p: ProductFacts | undefined): SkuDoc {
+  return {
+    docType: 'sku',
+    skuId: sku.skuId,
+    productId: sku.productId,
+    cart: {
+      product: { productId: sku.productId, name: p?.name ?? null, set: p?.set ?? null, image: p?.imageUrl ?? null },
+      sku: { condition: sku.condition, language: sku.language, finish: sku.finish },
+      category: p?.category ?? null,
+    },
+  };
+}
+
+export function sellerDoc(s: SellerFacts): SellerDoc {
+  return {
+    docType: 'seller',
+    sellerId: s.sellerId,
+    cartSeller: { name: s.storeName, browseEligible: s.browseEligible, vacation: s.vacation },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { Offer, Product } from '../api/schemas/buyer.js';
+import type { OfferDoc, SellerDoc, SkuDoc } from './documents.js';
+import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
+import { searchBody } from './queries/search-body.js';
+import { searchPage } from './queries/search-result.js';
+import { cartLines, lookupIds, type LookupDocs } from './queries/lookup.js';
+import type { BuyerReads } from './reads.js';
+
+/** Buyer reads answered from Elasticsearch alone, through the alias. */
+export function indexReads(es: Client, alias: string): BuyerReads {
+  return {
+    async productPage(productId, q) {
+      const res = await es.msearch({
+        index: alias,
+        searches: [
+          {},
+          q.offset + q.limit > MAX_WINDOW ? { size: 0, query: { match_none: {} } } : productOffersBody(productId, q),
+          {},
+          productDocBody(productId),
+        ],
+      });
+      const [offersRes, productRes] = res.responses as {
+        error?: unknown;
+        hits: { hits: { _source: { offer?: Offer; product?: Product } }[] };
+      }[];
+      if (!offersRes || !productRes || offersRes.error || productRes.error) {
+        throw new Error(`product page query failed: ${JSON.stringify(offersRes?.error ?? productRes?.error)}`);
+      }
+      return {
+        offers: offersRes.hits.hits.map((h) => h._source.offer!),
+        product: productRes.hits.hits[0]?._source.product ?? null,
+      };
+    },
+
+    async search(q, after) {
+      const res = await es.search({ index: alias, ...searchBody(q, after) });
+      return searchPage(res.aggregations as Record<string, unknown>, q.limit);
+    },
+
+    async lookup(body) {
+      if (body.lines.length === 0) return [];
+      const res = await es.mget<Partial<OfferDoc & SkuDoc & SellerDoc>>({
+        index: alias,
+        ids: lookupIds(body.lines),
+        _source_includes: ['offer.price', 'offer.available', 'cart', 'cartSeller'],
+      });
+      const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
+      for (const d of res.docs) {
+        if (!('found' in d) || !d.found || !d._source) continue;
+        const id = d._id;
+        if (id.startsWith('n:')) docs.offers.set(id, d._source as Pick<OfferDoc, 'offer'>);
+        else if (id.startsWith('k:')) docs.skus.set(Number(id.slice(2)), d._source as Pick<SkuDoc, 'cart'>);
+        else if (id.startsWith('s:')) docs.sellers.set(Number(id.slice(2)), d._source as Pick<SellerDoc, 'cartSeller'>);
+      }
+      return cartLines(body.lines, docs);
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { CartLine, LookupBody } from '../../api/schemas/buyer.js';
+import { docId, type OfferDoc, type SellerDoc, type SkuDoc } from '../documents.js';
+import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../policy.js';
+
+// Cart line lookup: every pair needs its native offer, its catalog sku and its seller; all three
+// are documents with known ids, so one _mget answers up to 500 lines.
+
+export function lookupIds(lines: LookupBody['lines']): string[] {
+  const ids = new Set<string>();
+  for (const l of lines) {
+    ids.add(docId.native(l.sellerId, l.skuId));
+    ids.add(docId.sku(l.skuId));
+    ids.add(docId.seller(l.sellerId));
+  }
+  return [...ids];
+}
+
+export interface LookupDocs {
+  offers: Map<string, Pick<OfferDoc, 'offer'>>;
+  skus: Map<number, Pick<SkuDoc, 'cart'>>;
+  sellers: Map<number, Pick<SellerDoc, 'cartSeller'>>;
+}
+
+/** One line per requested pair, in request order; unknown sellers or skus give nulls, never errors. */
+export function cartLines(lines: LookupBody['lines'], docs: LookupDocs): CartLine[] {
+  return lines.map(({ sellerId, skuId }) => {
+    const seller = docs.sellers.get(sellerId)?.cartSeller;
+    const sku = docs.skus.get(skuId)?.cart;
+    const offer = sku && seller ? docs.offers.get(docId.native(sellerId, skuId))?.offer : undefined;
+    const inStock = offer !== undefined && offer.available > 0;
+    const line: CartLine = {
+      sellerId,
+      skuId,
+      seller: seller ? { name: seller.name } : null,
+      product: sku ? sku.product : null,
+      sku: sku ? sku.sku : null,
+      currentPrice: inStock ? offer.price : null,
+      available: inStock ? offer.available : 0,
+    };
+    if (seller) {
+      if (!seller.browseEligible) {
+        line.sellerUnavailable = { sellerId, reason: seller.vacation ? 'SELLER_ON_VACATION' : 'SELLER_UNAVAILABLE' };
+        line.policy = {
+          status: 'blocked',
+          error: {
+            code: 'CHECKOUT_SELLER_UNAVAILABLE',
+            message: seller.vacation ? 'The seller is on vacation' : 'The seller cannot take orders right now',
+            action: 'REMOVE_LINE_OR_WAIT',
+          },
+        };
+      } else {
+        line.policy = { status: 'eligible', error: null };
+      }
+    }
+    if (sku) {
+      line.disclosures = disclosuresFor(sku.category);
+      line.fulfillmentObligation = FULFILLMENT_OBLIGATION;
+    }
+    return line;
+  });
+}

@@ -1,0 +1,62 @@
+import type { Facets, SearchItem } from '../../api/schemas/buyer.js';
+import type { ProductFields } from '../documents.js';
+import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../policy.js';
+import { FACETS } from './filters.js';
+
+interface ProductBucket {
+  key: { key: string };
+  fromPrice: { value: number | null };
+  sellerCount: { value: number };
+  sealed: { value: number | null };
+  native: { doc_count: number };
+  top: { hits: { hits: { _source?: { item: ProductFields['item'] } }[] } };
+}
+interface FacetBucket {
+  key: string;
+  products: { value: number };
+}
+
+export interface SearchPage {
+  items: SearchItem[];
+  facets: Facets;
+  /** Sort key of the last item when another page exists. */
+  nextAfter: string | null;
+}
+
+/** Shapes the aggregation response of searchBody() into the contract's items and facets. */
+export function searchPage(aggs: Record<string, unknown>, limit: number): SearchPage {
+  const results = aggs.results as { products: { buckets: ProductBucket[] } };
+  const buckets = results.products.buckets;
+  const items = buckets.slice(0, limit).map((b): SearchItem => {
+    const item = b.top.hits.hits[0]!._source!.item;
+    const hasNative = b.native.doc_count > 0;
+    return {
+      productId: item.productId,
+      name: item.name,
+      set: item.set,
+      category: item.category,
+      rarity: item.rarity,
+      collectorNumber: item.collectorNumber,
+      imageUrl: item.imageUrl,
+      isSealed: b.sealed.value === 1,
+      fromPrice: b.fromPrice.value ?? 0,
+      sellerCount: b.sellerCount.value,
+      disclosures: hasNative ? disclosuresFor(item.category) : null,
+      fulfillmentObligation: hasNative ? FULFILLMENT_OBLIGATION : null,
+    };
+  });
+  const facets = {} as Facets;
+  for (const f of FACETS) {
+    const fb = (aggs[`facet_${f}`] as { values: { buckets: FacetBucket[] } }).values.buckets;
+    if (f === 'seller') {
+      facets.seller = fb.map((b) => {
+        const cut = b.key.indexOf('\u0000');
+        return { sellerCode: b.key.slice(0, cut), storeName: b.key.slice(cut + 1), count: b.products.value };
+      });
+    } else {
+      facets[f] = fb.map((b) => ({ value: b.key, count: b.products.value }));
+    }
+  }
+  const nextAfter = buckets.length > limit ? buckets[limit - 1]!.key.key : null;
+  return { items, facets, nextAfter };
+}
