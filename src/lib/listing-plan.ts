@@ -98,7 +98,10 @@ export function planListingWrites(
     }
     if (item.op === 'delete') {
       // Absent: nothing to delete, still applied. Present: soft-delete (or move a tombstone's asOf on).
-      if (cur) state.set(item.skuId, { ...cur, deleted: true, asOf: item.asOf ?? cur.asOf });
+      if (cur) {
+        const { productId, price, quantity, externalRef } = cur;
+        state.set(item.skuId, { productId, price, quantity, externalRef, asOf: item.asOf ?? cur.asOf, deleted: true });
+      }
       results.push(result(item, 'applied'));
       continue;
     }

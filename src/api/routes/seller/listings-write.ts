@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { z } from 'zod';
 import type { RouteModule } from '../../app.js';
 import type { AppDeps } from '../../deps.js';
@@ -39,6 +39,15 @@ function issuesText(error: z.ZodError): string {
   return error.issues
     .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(item)'}: ${i.message}`)
     .join('; ');
+}
+
+/** The JSON body, or 400 when none was sent (body-parser turns an empty body into `{}`). */
+function requiredBody(req: Request): unknown {
+  const sent = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!sent || req.body === undefined) {
+    throw new ApiError(400, 'INVALID_REQUEST', 'Request body is required', [{ field: '(root)', message: 'Request body is required' }]);
+  }
+  return req.body;
 }
 
 const field = (raw: unknown, name: string): unknown =>
@@ -126,7 +135,7 @@ export const sellerListingWriteRoutes: RouteModule = (app, deps) => {
   const guard: RequestHandler[] = [sellerAuth(deps), sellerRateLimit(deps), requirePlatformSource];
 
   app.post('/listings', ...guard, async (req, res) => {
-    const body = parseOr400(listingsPostBodySchema, req.body);
+    const body = parseOr400(listingsPostBodySchema, requiredBody(req));
     const raw = Array.isArray(body) ? body : [body];
     if (raw.length > MAX_WRITE_ITEMS) throw tooLarge(raw.length);
     const items = raw.map((r) => toPlanItem(r, listingUpsertItemSchema));
@@ -135,9 +144,10 @@ export const sellerListingWriteRoutes: RouteModule = (app, deps) => {
 
   app.post('/listings/bulk', ...guard, async (req, res) => {
     // Count first: an oversized batch is 413 even if its envelope has other faults.
-    const rawItems = field(req.body, 'items');
+    const raw = requiredBody(req);
+    const rawItems = field(raw, 'items');
     if (Array.isArray(rawItems) && rawItems.length > MAX_WRITE_ITEMS) throw tooLarge(rawItems.length);
-    const body = parseOr400(bulkBodySchema, req.body);
+    const body = parseOr400(bulkBodySchema, raw);
     const items = body.items.map((r) => toPlanItem(r, bulkItemSchema));
     res.json(ok({ results: await applyListingWrites(deps, sellerOf(req).sellerId, items) }));
   });
