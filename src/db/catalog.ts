@@ -1,4 +1,5 @@
 import type { PoolClient } from './pool.js';
+import { copyRows, createStage, mapRows, type BulkCount } from './copy.js';
 
 // SQL of the canonical catalog: products and skus. Writes are set-based (unnest) and skip
 // identical rows, so re-writing the same data fires no update trigger and adds no change feed row.
@@ -39,18 +40,24 @@ export async function findSkuProducts(c: PoolClient, ids: readonly number[]): Pr
   return new Map(rows.map((r) => [r.sku, r.product]));
 }
 
+const PRODUCT_COLUMNS = 'product_id, name, set_name, category, rarity, collector_number, image_url, details';
+
+/** Upsert of products from a row source (unnest of parameters, or a staging table). */
+const upsertProductsFrom = (source: string) => `
+  INSERT INTO products AS t (${PRODUCT_COLUMNS})
+  SELECT * FROM ${source}
+  ON CONFLICT (product_id) DO UPDATE SET
+    name = EXCLUDED.name, set_name = EXCLUDED.set_name, category = EXCLUDED.category, rarity = EXCLUDED.rarity,
+    collector_number = EXCLUDED.collector_number, image_url = EXCLUDED.image_url, details = EXCLUDED.details
+  WHERE (t.name, t.set_name, t.category, t.rarity, t.collector_number, t.image_url, t.details)
+    IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.set_name, EXCLUDED.category, EXCLUDED.rarity,
+                      EXCLUDED.collector_number, EXCLUDED.image_url, EXCLUDED.details)`;
+
 /** Insert or update by product_id; returns the number of rows actually written. */
 export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const res = await c.query(
-    `INSERT INTO products AS t (product_id, name, set_name, category, rarity, collector_number, image_url, details)
-     SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])
-     ON CONFLICT (product_id) DO UPDATE SET
-       name = EXCLUDED.name, set_name = EXCLUDED.set_name, category = EXCLUDED.category, rarity = EXCLUDED.rarity,
-       collector_number = EXCLUDED.collector_number, image_url = EXCLUDED.image_url, details = EXCLUDED.details
-     WHERE (t.name, t.set_name, t.category, t.rarity, t.collector_number, t.image_url, t.details)
-       IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.set_name, EXCLUDED.category, EXCLUDED.rarity,
-                         EXCLUDED.collector_number, EXCLUDED.image_url, EXCLUDED.details)`,
+    upsertProductsFrom('unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])'),
     [
       rows.map((r) => r.productId),
       rows.map((r) => r.name),
@@ -65,23 +72,41 @@ export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[])
   return res.rowCount ?? 0;
 }
 
+/** Bulk form for millions of rows: COPY into a staging table, then one upsert. */
+export async function bulkUpsertProducts(c: PoolClient, rows: Iterable<ProductRow>, onRow?: () => void): Promise<BulkCount> {
+  await createStage(c, 'stage_products', 'product_id int, name text, set_name text, category text, rarity text, collector_number text, image_url text, details jsonb');
+  const copied = await copyRows(c, 'stage_products', PRODUCT_COLUMNS.split(', '), mapRows(rows, (r) => [
+    r.productId, r.name, r.set, r.category, r.rarity, r.collectorNumber, r.imageUrl, JSON.stringify(r.details),
+  ]), onRow);
+  const res = await c.query(upsertProductsFrom('stage_products'));
+  return { copied, written: res.rowCount ?? 0 };
+}
+
+const upsertSkusFrom = (source: string) => `
+  INSERT INTO skus AS t (sku_id, product_id, condition, language, finish)
+  SELECT * FROM ${source}
+  ON CONFLICT (sku_id) DO UPDATE SET
+    product_id = EXCLUDED.product_id, condition = EXCLUDED.condition, language = EXCLUDED.language, finish = EXCLUDED.finish
+  WHERE (t.product_id, t.condition, t.language, t.finish)
+    IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.condition, EXCLUDED.language, EXCLUDED.finish)`;
+
 /** Insert or update by sku_id; returns the number of rows actually written. */
 export async function upsertSkus(c: PoolClient, rows: readonly SkuRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const res = await c.query(
-    `INSERT INTO skus AS t (sku_id, product_id, condition, language, finish)
-     SELECT * FROM unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[])
-     ON CONFLICT (sku_id) DO UPDATE SET
-       product_id = EXCLUDED.product_id, condition = EXCLUDED.condition, language = EXCLUDED.language, finish = EXCLUDED.finish
-     WHERE (t.product_id, t.condition, t.language, t.finish)
-       IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.condition, EXCLUDED.language, EXCLUDED.finish)`,
-    [
-      rows.map((r) => r.skuId),
-      rows.map((r) => r.productId),
-      rows.map((r) => r.condition),
-      rows.map((r) => r.language),
-      rows.map((r) => r.finish),
-    ],
-  );
+  const res = await c.query(upsertSkusFrom('unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[])'), [
+    rows.map((r) => r.skuId),
+    rows.map((r) => r.productId),
+    rows.map((r) => r.condition),
+    rows.map((r) => r.language),
+    rows.map((r) => r.finish),
+  ]);
   return res.rowCount ?? 0;
+}
+
+export async function bulkUpsertSkus(c: PoolClient, rows: Iterable<SkuRow>, onRow?: () => void): Promise<BulkCount> {
+  await createStage(c, 'stage_skus', 'sku_id int, product_id int, condition text, language text, finish text');
+  const copied = await copyRows(c, 'stage_skus', ['sku_id', 'product_id', 'condition', 'language', 'finish'],
+    mapRows(rows, (r) => [r.skuId, r.productId, r.condition, r.language, r.finish]), onRow);
+  const res = await c.query(upsertSkusFrom('stage_skus'));
+  return { copied, written: res.rowCount ?? 0 };
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from './pool.js';
+import { copyRows, createStage, mapRows, type BulkCount } from './copy.js';
 
 /** A listing as an ops load stores it: as if the seller's source had pushed it. */
 export interface PushedListingRow {
@@ -11,6 +12,19 @@ export interface PushedListingRow {
   asOf: string | null;
 }
 
+/** Upsert of pushed listings from a source with columns (seller_id, sku_id, product_id, price, quantity, external_ref, as_of). */
+const upsertPushedListingsFrom = (source: string) => `
+  INSERT INTO listings AS t (seller_id, sku_id, product_id, price, quantity, external_ref, as_of, match_status, deleted_at)
+  SELECT f.seller_id, f.sku_id, f.product_id, f.price, f.quantity, f.external_ref, f.as_of,
+         CASE WHEN EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = f.sku_id) THEN 'matched' ELSE 'unmatched' END, NULL::timestamptz
+    FROM ${source}
+  ON CONFLICT (seller_id, sku_id) DO UPDATE SET product_id = EXCLUDED.product_id, price = EXCLUDED.price,
+    quantity = EXCLUDED.quantity, external_ref = EXCLUDED.external_ref, as_of = EXCLUDED.as_of,
+    match_status = EXCLUDED.match_status, deleted_at = NULL
+  WHERE (t.product_id, t.price, t.quantity, t.external_ref, t.as_of, t.match_status, t.deleted_at)
+    IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.price, EXCLUDED.quantity, EXCLUDED.external_ref,
+                      EXCLUDED.as_of, EXCLUDED.match_status, NULL::timestamptz)`;
+
 /**
  * Bulk upsert by (seller_id, sku_id) for ops loads (fixture loader, sample data): the listing is
  * live, matched when its sku is in the catalog. Identical rows are not touched, so a reload adds
@@ -19,16 +33,8 @@ export interface PushedListingRow {
 export async function upsertPushedListings(c: PoolClient, rows: readonly PushedListingRow[]): Promise<number> {
   if (rows.length === 0) return 0;
   const res = await c.query(
-    `INSERT INTO listings AS t (seller_id, sku_id, product_id, price, quantity, external_ref, as_of, match_status, deleted_at)
-     SELECT f.*, CASE WHEN EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = f.sku_id) THEN 'matched' ELSE 'unmatched' END, NULL::timestamptz
-       FROM unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::int[], $6::text[], $7::timestamptz[])
-            AS f(seller_id, sku_id, product_id, price, quantity, external_ref, as_of)
-     ON CONFLICT (seller_id, sku_id) DO UPDATE SET product_id = EXCLUDED.product_id, price = EXCLUDED.price,
-       quantity = EXCLUDED.quantity, external_ref = EXCLUDED.external_ref, as_of = EXCLUDED.as_of,
-       match_status = EXCLUDED.match_status, deleted_at = NULL
-     WHERE (t.product_id, t.price, t.quantity, t.external_ref, t.as_of, t.match_status, t.deleted_at)
-       IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.price, EXCLUDED.quantity, EXCLUDED.external_ref,
-                         EXCLUDED.as_of, EXCLUDED.match_status, NULL::timestamptz)`,
+    upsertPushedListingsFrom(`unnest($1::int[], $2::int[], $3::int[], $4::int[], $5::int[], $6::text[], $7::timestamptz[])
+      AS f(seller_id, sku_id, product_id, price, quantity, external_ref, as_of)`),
     [
       rows.map((r) => r.sellerId),
       rows.map((r) => r.skuId),
@@ -40,6 +46,15 @@ export async function upsertPushedListings(c: PoolClient, rows: readonly PushedL
     ],
   );
   return res.rowCount ?? 0;
+}
+
+/** upsertPushedListings for millions of rows: COPY into a staging table, then one upsert. */
+export async function bulkUpsertPushedListings(c: PoolClient, rows: Iterable<PushedListingRow>, onRow?: () => void): Promise<BulkCount> {
+  await createStage(c, 'stage_listings', 'seller_id int, sku_id int, product_id int, price int, quantity int, external_ref text, as_of timestamptz');
+  const copied = await copyRows(c, 'stage_listings', ['seller_id', 'sku_id', 'product_id', 'price', 'quantity', 'external_ref', 'as_of'],
+    mapRows(rows, (r) => [r.sellerId, r.skuId, r.productId, r.price, r.quantity, r.externalRef, r.asOf]), onRow);
+  const res = await c.query(upsertPushedListingsFrom('stage_listings f'));
+  return { copied, written: res.rowCount ?? 0 };
 }
 
 // ---------------------------------------------------------------------------------------------
