@@ -1,0 +1,30 @@
+import type { Express } from 'express';
+import { createApp } from '../../src/api/app.js';
+import { routeModules } from '../../src/api/routes/index.js';
+import { createLogger } from '../../src/lib/logger.js';
+import type { TestContext } from './context.js';
+
+/** The real app, in-process, on the test's own database and index. */
+export function testApp(ctx: TestContext, env: Partial<TestContext['env']> = {}): Express {
+  return createApp(
+    {
+      env: { ...ctx.env, ...env },
+      pool: ctx.pool,
+      es: ctx.es,
+      index: ctx.index,
+      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api'),
+    },
+    routeModules,
+  );
+}
+
+/** Query string with repeated keys for arrays (`condition=a&condition=b`), as DECISIONS.md fixes. */
+export function qs(params: Record<string, string | number | string[] | undefined>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    for (const x of Array.isArray(v) ? v : [v]) u.append(k, String(x));
+  }
+  const s = u.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,242 @@
+import type { Scenario, SListing, SProduct, SSku, SVariant } from './scenario.js';
+
+// An independent reference of the buyer reads, computed from the scenario's plain data with the
+// rules of DECISIONS.md written out again (no service code), for differential tests.
+
+const CURRENT_TERMS = '2026-07';
+const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+const termsOf = (s: string) => fold(s).match(/[\p{L}\p{Nd}]+/gu) ?? [];
+const cp = (a: string, b: string) => {
+  const x = [...a].map((c) => c.codePointAt(0)!);
+  const y = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+};
+
+export interface RefOffer {
+  lane: 'native' | 'handoff';
+  productId: number;
+  sellerId: number | null;
+  storeSlug: string | null;
+  variantId: number | null;
+  skuId: number;
+  sellerName: string | null;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+  isSealed: boolean;
+  price: number;
+  available: number;
+  checkoutMode: 'express' | 'manual';
+  salesCount: number | null;
+  sellerCode: string | null;
+  reviewScore: { score: number | null; count: number };
+  poBoxDelivery: { status: string } | null;
+  disclosures: Record<string, unknown> | null;
+  fulfillmentObligation: Record<string, unknown> | null;
+}
+
+export interface SearchParams {
+  keyword?: string;
+  category?: string;
+  set?: string;
+  rarity?: string;
+  sellerCode?: string;
+  condition?: string[];
+  language?: string[];
+  finish?: string[];
+  collectorNumber?: string[];
+  checkoutMode?: 'express' | 'manual' | 'any';
+  sort?: 'name' | 'name_desc';
+}
+
+export function reference(s: Scenario) {
+  const f = s.fixture;
+  const products = new Map<number, SProduct>(f.products.map((p) => [p.productId, p]));
+  const skus = new Map<number, SSku>(f.skus.map((k) => [k.skuId, k]));
+  const sellers = new Map(f.sellers.map((x) => [x.sellerId, x]));
+  const deleted = new Set(s.deleted.map((d) => `${d.sellerId}:${d.skuId}`));
+  const eligible = (id: number) => {
+    const x = sellers.get(id)!;
+    return x.active && !x.vacation && x.incompletePrerequisites.length === 0 && x.termsVersion === CURRENT_TERMS;
+  };
+  const mean = (r: number[]) => ({ score: r.length ? Math.round((r.reduce((a, b) => a + b, 0) * 100) / r.length) / 100 : null, count: r.length });
+  const disclosures = (category: string | null) => ({
+    imageSource: 'catalog', conditionSource: 'seller_declared', authenticitySource: 'seller_attestation',
+    serviceInspected: false, serviceGraded: false, serviceAuthenticated: false,
+    gradingStandard: category === 'Magic: The Gathering' ? 'service-magic-v1' : 'seller-declared-no-specialist-promise',
+    declaredGrade: null,
+    buyerProtection: category === 'Magic: The Gathering' ? 'magic-grade-and-authenticity' : 'genuine-and-as-described',
+  });
+  const obligation = { sku: 'exact', printing: 'exact', language: 'exact', finish: 'exact', condition: 'declared-or-better' };
+  const salesCount = (sellerId: number) =>
+    s.orders.filter((o) => o.sellerId === sellerId && o.hasMoney && o.status !== 'cancelled').length;
+  const available = (l: SListing) => {
+    const held = s.orders
+      .filter((o) => o.sellerId === l.sellerId && (o.status === 'created' || o.status === 'accepted'))
+      .filter((o) => !(l.asOf !== undefined && Date.parse(l.asOf) >= Date.parse(o.createdAt)))
+      .flatMap((o) => o.holds.filter((h) => h.skuId === l.skuId))
+      .reduce((a, h) => a + h.quantity, 0);
+    return Math.max(0, l.quantity - held);
+  };
+
+  const liveMatched = f.listings.filter((l) => !deleted.has(`${l.sellerId}:${l.skuId}`) && skus.has(l.skuId));
+  const nativeOffer = (l: SListing): RefOffer => {
+    const sku = skus.get(l.skuId)!;
+    const seller = sellers.get(l.sellerId)!;
+    return {
+      lane: 'native', productId: sku.productId, sellerId: l.sellerId, storeSlug: null, variantId: null, skuId: l.skuId,
+      sellerName: seller.storeName, condition: sku.condition, language: sku.language, finish: sku.finish,
+      isSealed: sku.condition === 'Unopened', price: l.price, available: available(l), checkoutMode: 'express',
+      salesCount: salesCount(l.sellerId), sellerCode: seller.sellerCode, reviewScore: mean(seller.reviews),
+      poBoxDelivery: { status: f.platform.poBoxSuspended ? 'platform_suspended' : seller.poBoxDelivery },
+      disclosures: disclosures(products.get(sku.productId)?.category ?? null), fulfillmentObligation: obligation,
+    };
+  };
+  const handoffOffers: RefOffer[] = f.handoffStores.flatMap((st) =>
+    st.active
+      ? st.variants.filter((v: SVariant) => v.quantity > 0).map((v): RefOffer => {
+          const sku = skus.get(v.skuId);
+          return {
+            lane: 'handoff', productId: sku?.productId ?? v.productId, sellerId: null, storeSlug: st.storeSlug, variantId: v.variantId,
+            skuId: v.skuId, sellerName: st.storeName, condition: sku?.condition ?? null, language: sku?.language ?? null,
+            finish: sku?.finish ?? null, isSealed: sku?.condition === 'Unopened', price: v.price, available: v.quantity,
+            checkoutMode: 'manual', salesCount: null, sellerCode: st.sellerCode, reviewScore: mean(st.reviews),
+            poBoxDelivery: null, disclosures: null, fulfillmentObligation: null,
+          };
+        })
+      : [],
+  );
+  const shown: RefOffer[] = [
+    ...liveMatched.filter((l) => eligible(l.sellerId)).map(nativeOffer).filter((o) => o.available > 0),
+    ...handoffOffers,
+  ];
+
+  const order = (a: RefOffer, b: RefOffer) =>
+    a.price - b.price || a.skuId - b.skuId || (a.lane === b.lane ? 0 : a.lane === 'native' ? -1 : 1) ||
+    (a.sellerId ?? a.variantId!) - (b.sellerId ?? b.variantId!);
+
+  function productPage(productId: number, q: { condition?: string[]; language?: string[]; finish?: string[]; limit?: number; offset?: number }) {
+    const offers = shown
+      .filter((o) => o.productId === productId)
+      .filter((o) => !q.condition || q.condition.includes(o.condition as string))
+      .filter((o) => !q.language || q.language.includes(o.language as string))
+      .filter((o) => !q.finish || q.finish.includes(o.finish as string))
+      .sort(order);
+    const offset = q.offset ?? 0;
+    const p = products.get(productId);
+    return {
+      offers: offers.slice(offset, offset + (q.limit ?? 50)),
+      product: p
+        ? { productId, name: p.name, set: p.set, rarity: p.rarity, collectorNumber: p.collectorNumber, imageUrl: p.imageUrl, details: p.details }
+        : null,
+    };
+  }
+
+  type Facet = 'category' | 'set' | 'rarity' | 'condition' | 'language' | 'finish' | 'collectorNumber' | 'seller';
+  const productOf = (o: RefOffer) => products.get(o.productId);
+  const facetValue = (o: RefOffer, facet: Facet): string | null => {
+    switch (facet) {
+      case 'category': return productOf(o)?.category ?? null;
+      case 'set': return productOf(o)?.set ?? null;
+      case 'rarity': return productOf(o)?.rarity ?? null;
+      case 'collectorNumber': return productOf(o)?.collectorNumber ?? null;
+      case 'seller': return o.sellerCode;
+      default: return o[facet];
+    }
+  };
+  const selected = (q: SearchParams): Partial<Record<Facet, string[]>> => ({
+    ...(q.category !== undefined ? { category: [q.category] } : {}),
+    ...(q.set !== undefined ? { set: [q.set] } : {}),
+    ...(q.rarity !== undefined ? { rarity: [q.rarity] } : {}),
+    ...(q.sellerCode !== undefined ? { seller: [q.sellerCode] } : {}),
+    ...(q.condition ? { condition: q.condition } : {}),
+    ...(q.language ? { language: q.language } : {}),
+    ...(q.finish ? { finish: q.finish } : {}),
+    ...(q.collectorNumber ? { collectorNumber: q.collectorNumber } : {}),
+  });
+  const matches = (o: RefOffer, q: SearchParams, except: Facet | null) => {
+    const kw = termsOf(q.keyword ?? '');
+    const nameTerms = new Set(termsOf(productOf(o)?.name ?? ''));
+    if (!kw.every((t) => nameTerms.has(t))) return false;
+    if (q.checkoutMode && q.checkoutMode !== 'any' && o.checkoutMode !== q.checkoutMode) return false;
+    for (const [facet, values] of Object.entries(selected(q)) as [Facet, string[]][]) {
+      if (facet === except) continue;
+      const v = facetValue(o, facet);
+      if (v === null || !values.includes(v)) return false;
+    }
+    return true;
+  };
+
+  function search(q: SearchParams) {
+    const hits = shown.filter((o) => matches(o, q, null));
+    const byProduct = new Map<number, RefOffer[]>();
+    for (const o of hits) byProduct.set(o.productId, [...(byProduct.get(o.productId) ?? []), o]);
+    const items = [...byProduct.entries()].map(([productId, offers]) => {
+      const p = products.get(productId);
+      const hasNative = offers.some((o) => o.lane === 'native');
+      return {
+        productId, name: p?.name ?? null, set: p?.set ?? null, category: p?.category ?? null, rarity: p?.rarity ?? null,
+        collectorNumber: p?.collectorNumber ?? null, imageUrl: p?.imageUrl ?? null,
+        isSealed: offers.some((o) => o.isSealed),
+        fromPrice: Math.min(...offers.map((o) => o.price)),
+        sellerCount: new Set(offers.map((o) => (o.lane === 'native' ? `n${o.sellerId}` : `h${o.storeSlug}`))).size,
+        disclosures: hasNative ? disclosures(p?.category ?? null) : null,
+        fulfillmentObligation: hasNative ? obligation : null,
+      };
+    });
+    items.sort((a, b) => cp(fold(a.name ?? ''), fold(b.name ?? '')) || a.productId - b.productId);
+    if (q.sort === 'name_desc') items.reverse();
+
+    const facets: Record<string, unknown> = {};
+    for (const facet of ['category', 'set', 'rarity', 'condition', 'language', 'finish', 'collectorNumber', 'seller'] as Facet[]) {
+      const counts = new Map<string, Set<number>>();
+      const names = new Map<string, string>();
+      for (const o of shown.filter((x) => matches(x, q, facet))) {
+        const v = facetValue(o, facet);
+        if (v === null) continue;
+        counts.set(v, (counts.get(v) ?? new Set()).add(o.productId));
+        if (o.sellerName) names.set(v, o.sellerName);
+      }
+      const rows = [...counts.entries()]
+        .map(([value, ps]) => ({ value, count: ps.size }))
+        .sort((a, b) => b.count - a.count || cp(a.value, b.value))
+        .slice(0, 100);
+      facets[facet] = facet === 'seller' ? rows.map((r) => ({ sellerCode: r.value, storeName: names.get(r.value)!, count: r.count })) : rows;
+    }
+    return { items, facets };
+  }
+
+  function lookup(lines: { sellerId: number; skuId: number }[]) {
+    return lines.map(({ sellerId, skuId }) => {
+      const seller = sellers.get(sellerId);
+      const sku = skus.get(skuId);
+      const p = sku ? products.get(sku.productId) : undefined;
+      const l = seller && sku ? liveMatched.find((x) => x.sellerId === sellerId && x.skuId === skuId) : undefined;
+      const avail = l ? available(l) : 0;
+      const line: Record<string, unknown> = {
+        sellerId, skuId,
+        seller: seller ? { name: seller.storeName } : null,
+        product: sku ? { productId: sku.productId, name: p?.name ?? null, set: p?.set ?? null, image: p?.imageUrl ?? null } : null,
+        sku: sku ? { condition: sku.condition, language: sku.language, finish: sku.finish } : null,
+        currentPrice: l && avail > 0 ? l.price : null,
+        available: l && avail > 0 ? avail : 0,
+      };
+      if (seller) {
+        if (!eligible(sellerId)) {
+          line.sellerUnavailable = { sellerId, reason: seller.vacation ? 'SELLER_ON_VACATION' : 'SELLER_UNAVAILABLE' };
+          line.policy = { status: 'blocked', error: { code: 'CHECKOUT_SELLER_UNAVAILABLE' } };
+        } else {
+          line.policy = { status: 'eligible', error: null };
+        }
+      }
+      if (sku) {
+        line.disclosures = disclosures(p?.category ?? null);
+        line.fulfillmentObligation = obligation;
+      }
+      return line;
+    });
+  }
+
+  return { productPage, search, lookup, shown, products: [...products.keys()] };
+}
