@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 // Buyer-facing reads (api-contract.md): request schemas validate at the edge, response schemas
 // give the TypeScript types and the OpenAPI document. One source for all three.
+// Unknown query parameters (cache busters, tracking tags) are ignored; known ones are validated.
 
 const filterString = z.string().min(1).max(255);
 /** A filter given once or repeated (`condition=a&condition=b`); always an array after parsing. */
@@ -27,8 +28,7 @@ export const productQuerySchema = z
     finish: multiFilter.optional(),
     limit: queryInt(1, 100).default(50).describe('Page size, 1 to 100; default 50'),
     offset: z.union([queryInt(0), z.literal('null'), z.literal('')]).transform((v) => (typeof v === 'number' ? v : 0)).default(0),
-  })
-  .strict();
+  });
 export type ProductQuery = z.output<typeof productQuerySchema>;
 
 export const searchQuerySchema = z
@@ -46,8 +46,7 @@ export const searchQuerySchema = z
     sort: z.enum(['name', 'name_desc']).default('name'),
     limit: queryInt(1, 100).default(24).describe('Page size, 1 to 100; default 24'),
     cursor: z.string().min(1).max(2048).optional(),
-  })
-  .strict();
+  });
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
 export const MAX_LOOKUP_LINES = 500;
