@@ -1,5 +1,5 @@
 import type { PoolClient } from './pool.js';
-import { copyRows, createStage, mapRows, type BulkCount } from './copy.js';
+import { copyRows, createStage, mapRows, timedCopy, type BulkCount } from './copy.js';
 
 // SQL of the canonical catalog: products and skus. Writes are set-based (unnest) and skip
 // identical rows, so re-writing the same data fires no update trigger and adds no change feed row.
@@ -75,11 +75,11 @@ export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[])
 /** Bulk form for millions of rows: COPY into a staging table, then one upsert. */
 export async function bulkUpsertProducts(c: PoolClient, rows: Iterable<ProductRow>, onRow?: () => void): Promise<BulkCount> {
   await createStage(c, 'stage_products', 'product_id int, name text, set_name text, category text, rarity text, collector_number text, image_url text, details jsonb');
-  const copied = await copyRows(c, 'stage_products', PRODUCT_COLUMNS.split(', '), mapRows(rows, (r) => [
+  const [copied, copyMs] = await timedCopy(() => copyRows(c, 'stage_products', PRODUCT_COLUMNS.split(', '), mapRows(rows, (r) => [
     r.productId, r.name, r.set, r.category, r.rarity, r.collectorNumber, r.imageUrl, JSON.stringify(r.details),
-  ]), onRow);
+  ]), onRow));
   const res = await c.query(upsertProductsFrom('stage_products'));
-  return { copied, written: res.rowCount ?? 0 };
+  return { copied, written: res.rowCount ?? 0, copyMs };
 }
 
 const upsertSkusFrom = (source: string) => `
@@ -105,8 +105,8 @@ export async function upsertSkus(c: PoolClient, rows: readonly SkuRow[]): Promis
 
 export async function bulkUpsertSkus(c: PoolClient, rows: Iterable<SkuRow>, onRow?: () => void): Promise<BulkCount> {
   await createStage(c, 'stage_skus', 'sku_id int, product_id int, condition text, language text, finish text');
-  const copied = await copyRows(c, 'stage_skus', ['sku_id', 'product_id', 'condition', 'language', 'finish'],
-    mapRows(rows, (r) => [r.skuId, r.productId, r.condition, r.language, r.finish]), onRow);
+  const [copied, copyMs] = await timedCopy(() => copyRows(c, 'stage_skus', ['sku_id', 'product_id', 'condition', 'language', 'finish'],
+    mapRows(rows, (r) => [r.skuId, r.productId, r.condition, r.language, r.finish]), onRow));
   const res = await c.query(upsertSkusFrom('stage_skus'));
-  return { copied, written: res.rowCount ?? 0 };
+  return { copied, written: res.rowCount ?? 0, copyMs };
 }

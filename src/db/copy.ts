@@ -9,7 +9,7 @@ import type { PoolClient } from './pool.js';
 export type CopyValue = string | number | boolean | null;
 
 /** Rows streamed into the staging table, and rows the upsert actually wrote. */
-export interface BulkCount { copied: number; written: number }
+export interface BulkCount { copied: number; written: number; copyMs: number }
 
 export function* mapRows<T, U>(rows: Iterable<T>, f: (row: T) => U): Generator<U> {
   for (const row of rows) yield f(row);
@@ -58,6 +58,13 @@ export async function copyRows(
   }
   await done;
   return n;
+}
+
+/** Times the COPY half of a bulk load: [result, elapsed ms]. */
+export async function timedCopy(run: () => Promise<number>): Promise<[number, number]> {
+  const started = performance.now();
+  const n = await run();
+  return [n, Math.round(performance.now() - started)];
 }
 
 /** A temporary table dropped at commit, for COPY-then-upsert. */

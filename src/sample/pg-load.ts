@@ -10,7 +10,7 @@ import type { Sample } from './generate.js';
 // (platform, sellers, handoff stores and variants) go through the fixture loader's own checks
 // and writes. Upserts skip identical rows, so loading the same seed and N again changes nothing.
 
-export interface TableStat { table: string; rows: number; written: number; ms: number }
+export interface TableStat { table: string; rows: number; written: number; ms: number; copyMs?: number }
 
 export interface Progress {
   /** Called once per generated row of a big table. */
@@ -21,21 +21,23 @@ export interface Progress {
 
 export async function loadSample(pool: Pool, sample: Sample, progress: Progress): Promise<TableStat[]> {
   const stats: TableStat[] = [];
-  const timed = async (table: string, run: () => Promise<{ rows: number; written: number }>) => {
+  const timed = async (table: string, run: () => Promise<{ rows: number; written: number; copyMs?: number }>) => {
     const started = performance.now();
-    const { rows, written } = await run();
-    const stat = { table, rows, written, ms: Math.round(performance.now() - started) };
+    const stat = { table, ...(await run()), ms: Math.round(performance.now() - started) };
     stats.push(stat);
     progress.done(stat);
   };
   await withTransaction(pool, async (c) => {
+    // Room for the staging tables and the change-feed capture's DISTINCT sort of millions of rows.
+    await c.query("SET LOCAL temp_buffers = '256MB'");
+    await c.query("SET LOCAL work_mem = '256MB'");
     await timed('products', async () => {
       const r = await bulkUpsertProducts(c, sample.products(), () => progress.row('products'));
-      return { rows: r.copied, written: r.written };
+      return { rows: r.copied, written: r.written, copyMs: r.copyMs };
     });
     await timed('skus', async () => {
       const r = await bulkUpsertSkus(c, sample.skus(), () => progress.row('skus'));
-      return { rows: r.copied, written: r.written };
+      return { rows: r.copied, written: r.written, copyMs: r.copyMs };
     });
     await timed('sellers, handoff stores, variants', async () => {
       const doc = parseFixture({ platform: sample.platform, sellers: [...sample.sellers()], handoffStores: sample.handoffStores() });
@@ -45,7 +47,7 @@ export async function loadSample(pool: Pool, sample: Sample, progress: Progress)
     });
     await timed('listings', async () => {
       const r = await bulkUpsertPushedListings(c, sample.listings(), () => progress.row('listings'));
-      return { rows: r.copied, written: r.written };
+      return { rows: r.copied, written: r.written, copyMs: r.copyMs };
     });
   });
   // Fresh statistics so the first queries after a big load get sensible plans.

@@ -35,7 +35,8 @@ export function progressReporter(sizes: SampleSizes, log: (line: string) => void
     },
     done(stat: TableStat) {
       reported = true;
-      log(`[sample] ${stat.table}: ${stat.rows} rows (${stat.written} written) in ${stat.ms} ms, ${rate(stat.rows, stat.ms)} rows/s`);
+      const copy = stat.copyMs === undefined ? '' : ` (COPY ${stat.copyMs} ms, upsert ${stat.ms - stat.copyMs} ms)`;
+      log(`[sample] ${stat.table}: ${stat.rows} rows (${stat.written} written) in ${stat.ms} ms${copy}, ${rate(stat.rows, stat.ms)} rows/s`);
     },
     finish() {
       if (table && !reported) report();
