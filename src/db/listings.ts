@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from './pool.js';
-import { copyRows, createStage, mapRows, type BulkCount } from './copy.js';
+import { copyRows, createStage, mapRows, timedCopy, type BulkCount } from './copy.js';
 
 /** A listing as an ops load stores it: as if the seller's source had pushed it. */
 export interface PushedListingRow {
@@ -51,10 +51,10 @@ export async function upsertPushedListings(c: PoolClient, rows: readonly PushedL
 /** upsertPushedListings for millions of rows: COPY into a staging table, then one upsert. */
 export async function bulkUpsertPushedListings(c: PoolClient, rows: Iterable<PushedListingRow>, onRow?: () => void): Promise<BulkCount> {
   await createStage(c, 'stage_listings', 'seller_id int, sku_id int, product_id int, price int, quantity int, external_ref text, as_of timestamptz');
-  const copied = await copyRows(c, 'stage_listings', ['seller_id', 'sku_id', 'product_id', 'price', 'quantity', 'external_ref', 'as_of'],
-    mapRows(rows, (r) => [r.sellerId, r.skuId, r.productId, r.price, r.quantity, r.externalRef, r.asOf]), onRow);
+  const [copied, copyMs] = await timedCopy(() => copyRows(c, 'stage_listings', ['seller_id', 'sku_id', 'product_id', 'price', 'quantity', 'external_ref', 'as_of'],
+    mapRows(rows, (r) => [r.sellerId, r.skuId, r.productId, r.price, r.quantity, r.externalRef, r.asOf]), onRow));
   const res = await c.query(upsertPushedListingsFrom('stage_listings f'));
-  return { copied, written: res.rowCount ?? 0 };
+  return { copied, written: res.rowCount ?? 0, copyMs };
 }
 
 // ---------------------------------------------------------------------------------------------
