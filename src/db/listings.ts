@@ -247,3 +247,15 @@ export async function exportSellerListings(
     updatedAtKey: r.updated_key,
   }));
 }
+
+/**
+ * lockSellerListings for many sellers in one statement (ops loads), in ascending id order so two
+ * loaders, or a loader and the seller API, cannot deadlock on each other.
+ */
+export async function lockManySellersListings(c: PoolClient, sellerIds: readonly number[]): Promise<void> {
+  if (sellerIds.length === 0) return;
+  await c.query(
+    'SELECT pg_advisory_xact_lock(1280442369, s) FROM (SELECT DISTINCT s FROM unnest($1::int[]) s ORDER BY s) ids',
+    [sellerIds],
+  );
+}

@@ -1,6 +1,6 @@
 import { withTransaction, type Pool } from '../db/pool.js';
 import { bulkUpsertProducts, bulkUpsertSkus } from '../db/catalog.js';
-import { bulkUpsertPushedListings } from '../db/listings.js';
+import { bulkUpsertPushedListings, lockManySellersListings } from '../db/listings.js';
 import { applyFixture } from '../fixtures/load.js';
 import { parseFixture } from '../fixtures/parse.js';
 import type { Sample } from './generate.js';
@@ -46,6 +46,7 @@ export async function loadSample(pool: Pool, sample: Sample, progress: Progress)
       return { rows: sum('inFile'), written: sum('written') };
     });
     await timed('listings', async () => {
+      await lockManySellersListings(c, Array.from({ length: sample.sizes.sellers }, (_, i) => i + 1));
       const r = await bulkUpsertPushedListings(c, sample.listings(), () => progress.row('listings'));
       return { rows: r.copied, written: r.written, copyMs: r.copyMs };
     });
