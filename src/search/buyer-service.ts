@@ -1,5 +1,9 @@
 import type { AppDeps } from '../api/deps.js';
+import { ApiError } from '../api/envelope.js';
+import { requestKey } from './degraded/cache.js';
+import { degradedModeFor, type DegradedMode, type DegradedOverrides } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
+import { pgReads } from './pg-reads.js';
 import type { BuyerReads } from './reads.js';
 
 export interface Answer<T> {
@@ -12,15 +16,100 @@ type Result<M extends Method> = Awaited<ReturnType<BuyerReads[M]>>;
 
 export interface BuyerService {
   call<M extends Method>(method: M, ...args: Parameters<BuyerReads[M]>): Promise<Answer<Result<M>>>;
+  readonly mode: DegradedMode;
 }
 
-/** Buyer reads from the index. Degraded Mode (cache and PostgreSQL fallback) plugs in here. */
-export function createBuyerService(deps: Pick<AppDeps, 'es' | 'index'>): BuyerService {
-  const primary = indexReads(deps.es, deps.index.alias);
+export interface BuyerServiceOptions extends DegradedOverrides {
+  /** Replaces the index reads (tests). */
+  primary?: BuyerReads;
+  /** Replaces the PostgreSQL fallback (tests). */
+  fallback?: BuyerReads;
+}
+
+class QueryTimeout extends Error {
+  constructor(ms: number) {
+    super(`index query exceeded ${ms} ms`);
+    this.name = 'QueryTimeout';
+  }
+}
+
+/** Guards against anything that outlives the client's own request timeout. */
+function within<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new QueryTimeout(ms)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function reasonOf(err: unknown): string {
+  const e = err as { name?: string; message?: string; meta?: { body?: { error?: { type?: string } } } };
+  return e.meta?.body?.error?.type ?? `${e.name ?? 'Error'}: ${e.message ?? String(err)}`;
+}
+
+/**
+ * The buyer reads with Degraded Mode (DECISIONS.md):
+ *   breaker closed (or a half-open probe) → the index; a good answer fills the last-good cache;
+ *   index error or timeout, or breaker open → the last-good answer to the same normalized
+ *   request (degraded) → PostgreSQL (degraded) → 503 SERVICE_UNAVAILABLE with Retry-After.
+ * A buyer read never turns into a bare 500 because the cluster is down.
+ */
+export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}): BuyerService {
+  const mode = degradedModeFor(deps, opts);
+  const primary = opts.primary ?? indexReads(mode.searchClient, deps.index.alias);
+  const fallback = opts.fallback ?? pgReads(deps.pool, mode.options.pg);
+  const log = deps.logger.child({ component: 'buyer-service' });
+  const guardMs = mode.options.queryTimeoutMs + 250;
+
+  async function degradedAnswer<M extends Method>(method: M, key: string, args: Parameters<BuyerReads[M]>): Promise<Answer<Result<M>>> {
+    const cached = mode.cache.get<Result<M>>(key);
+    if (cached !== undefined) {
+      mode.metrics.cacheHits += 1;
+      return { data: cached, degraded: true };
+    }
+    try {
+      const fn = fallback[method] as (...a: typeof args) => Promise<Result<M>>;
+      const data = await mode.limiter.run(() => fn(...args));
+      mode.metrics.fallbacks += 1;
+      return { data, degraded: true };
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      mode.metrics.fallbackFailures += 1;
+      mode.metrics.unavailable += 1;
+      log.warn({ method, err: reasonOf(err) }, 'Degraded Mode: no cached answer and the PostgreSQL fallback failed');
+      throw new ApiError(
+        503,
+        'SERVICE_UNAVAILABLE',
+        'Search is temporarily unavailable; please retry shortly',
+        undefined,
+        { 'Retry-After': String(mode.options.retryAfterSeconds) },
+      );
+    }
+  }
+
   return {
+    mode,
     async call(method, ...args) {
-      const fn = primary[method] as (...a: typeof args) => Promise<Result<typeof method>>;
-      return { data: await fn(...args), degraded: false };
+      const key = requestKey(method, args);
+      const permit = mode.tryAcquire();
+      if (permit) {
+        try {
+          const fn = primary[method] as (...a: typeof args) => Promise<Result<typeof method>>;
+          const data = await within(fn(...args), guardMs);
+          mode.succeeded(permit);
+          mode.metrics.indexAnswers += 1;
+          mode.cache.set(key, data);
+          return { data, degraded: false };
+        } catch (err) {
+          if (err instanceof ApiError) throw err;
+          mode.failed(permit, reasonOf(err));
+          mode.metrics.indexFailures += 1;
+          log.warn({ method, err: reasonOf(err) }, 'index query failed; answering in Degraded Mode');
+        }
+      }
+      return degradedAnswer(method, key, args);
     },
   };
 }

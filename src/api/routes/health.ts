@@ -1,17 +1,50 @@
 import type { RouteModule } from '../app.js';
+import { degradedModeFor } from '../../search/degraded/mode.js';
 
-// /healthz: the process is alive. /readyz (with cluster state and Degraded Mode) comes with the
-// Degraded Mode work; until then it reports PostgreSQL and cluster reachability.
+// /healthz: the process is alive (for a liveness probe; touches nothing).
+// /readyz: can the API answer? PostgreSQL is required (it is the source of truth and the
+//   Degraded Mode fallback); the search cluster is reported but not required: while it is
+//   unhealthy the API stays ready and answers buyers in Degraded Mode.
+// /metrics: Prometheus text: Degraded Mode (gauge), breaker state, cluster status, cache hits,
+//   PostgreSQL fallbacks, 503s.
 export const healthRoutes: RouteModule = (app, deps) => {
+  const mode = degradedModeFor(deps);
+
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
   });
+
   app.get('/readyz', async (_req, res) => {
-    const [db, es] = await Promise.all([
-      deps.pool.query('SELECT 1').then(() => 'up', () => 'down'),
-      deps.es.cluster.health({ timeout: '1s' }).then((h) => h.status, () => 'unreachable'),
+    const started = Date.now();
+    const postgres = await Promise.race([
+      deps.pool.query('SELECT 1').then(
+        () => 'up' as const,
+        () => 'down' as const,
+      ),
+      new Promise<'down'>((resolve) => setTimeout(() => resolve('down'), 1000).unref()),
     ]);
-    const ready = db === 'up';
-    res.status(ready ? 200 : 503).json({ success: ready, data: { postgres: db, cluster: es } });
+    const breaker = mode.breaker.snapshot();
+    const cluster = mode.cluster();
+    const ready = postgres === 'up';
+    res.status(ready ? 200 : 503).json({
+      success: ready,
+      data: {
+        status: ready ? (breaker.state === 'closed' ? 'ready' : 'degraded') : 'unavailable',
+        postgres,
+        cluster: {
+          status: cluster.status,
+          detail: cluster.detail,
+          checkedAt: cluster.checkedAt === null ? null : new Date(cluster.checkedAt).toISOString(),
+        },
+        degraded: breaker.state !== 'closed',
+        breaker: { state: breaker.state, reason: breaker.reason, since: new Date(breaker.since).toISOString() },
+        cache: { entries: mode.cache.entries, bytes: mode.cache.bytes },
+        ms: Date.now() - started,
+      },
+    });
+  });
+
+  app.get('/metrics', (_req, res) => {
+    res.type('text/plain; version=0.0.4; charset=utf-8').send(mode.prometheus());
   });
 };

@@ -1,0 +1,199 @@
+import type { PoolClient } from './pool.js';
+import { AVAILABLE_SQL, type NativeRow } from './offer-source.js';
+import type { VariantFacts } from '../search/documents.js';
+import { SEALED_CONDITION } from '../search/policy.js';
+
+// Set-based source queries of the PostgreSQL fallback (Degraded Mode, src/search/pg-reads.ts).
+// The product page and the cart lookup fetch the same facts the indexer does and build offers
+// with the same pure document builders. Search aggregates in SQL over one relation of shown
+// offers that mirrors, column for column, the fields nativeOfferDoc / handoffOfferDoc index.
+
+type Db = PoolClient;
+
+/** Every live, matched native listing of a product's skus (shown or not: the builders decide). */
+export async function nativeRowsOfProduct(db: Db, productId: number): Promise<NativeRow[]> {
+  const { rows } = await db.query(
+    `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
+            s.product_id, s.condition, s.language, s.finish
+       FROM skus s
+       JOIN listings l ON l.sku_id = s.sku_id
+      WHERE s.product_id = $1 AND l.deleted_at IS NULL AND l.match_status = 'matched'`,
+    [productId],
+  );
+  return rows.map((r) => ({
+    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
+    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
+  }));
+}
+
+/**
+ * Every handoff variant whose offer belongs to the product: the catalog sku's product when the
+ * sku is known, else the variant's own product_id (as handoffOfferDoc decides).
+ */
+export async function variantsOfProduct(db: Db, productId: number): Promise<VariantFacts[]> {
+  const { rows } = await db.query(
+    `SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
+       FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id
+      WHERE s.product_id = $1
+     UNION ALL
+     SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
+       FROM handoff_variants v
+      WHERE v.product_id = $1 AND NOT EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = v.sku_id)`,
+    [productId],
+  );
+  return rows.map((r) => ({
+    variantId: r.variant_id,
+    storeSlug: r.store_slug,
+    skuId: r.sku_id,
+    productId: r.product_id,
+    price: r.price,
+    quantity: r.quantity,
+  }));
+}
+
+/**
+ * Catalog products whose NFKD-decomposed name matches every pattern: a cheap superset filter for
+ * keyword search (PostgreSQL cannot fold: no \p{M}); the caller checks the exact rule on the
+ * folded name.
+ */
+export async function productsNamedLike(db: Db, patterns: string[]): Promise<{ productId: number; name: string }[]> {
+  const { rows } = await db.query(
+    `SELECT product_id, name FROM products
+      WHERE name IS NOT NULL
+        AND (SELECT bool_and(normalize(name, NFKD) ~ p) FROM unnest($1::text[]) AS p)`,
+    [patterns],
+  );
+  return rows.map((r) => ({ productId: r.product_id, name: r.name }));
+}
+
+/** Search filters in SQL terms; null = not filtered. Keyword is resolved to product ids first. */
+export interface SearchFilterParams {
+  productIds: number[] | null;
+  checkoutMode: 'express' | 'manual' | null;
+  category: string | null;
+  set: string | null;
+  rarity: string | null;
+  collectorNumber: string[] | null;
+  condition: string[] | null;
+  language: string[] | null;
+  finish: string[] | null;
+  sellerCode: string | null;
+}
+
+export const SQL_FACETS = ['category', 'set', 'rarity', 'collectorNumber', 'condition', 'language', 'finish', 'seller'] as const;
+export type SqlFacet = (typeof SQL_FACETS)[number];
+
+export interface ResultRow {
+  productId: number;
+  name: string | null;
+  fromPrice: number;
+  sellerCount: number;
+  isSealed: boolean;
+  hasNative: boolean;
+}
+
+export interface FacetRow {
+  facet: SqlFacet;
+  value: string;
+  /** Store name, seller facet only. */
+  storeName: string | null;
+  count: number;
+}
+
+/**
+ * Shown offers (DECISIONS.md "Browse gates and stock") with the fields the index stores on an
+ * offer document. Native: live, matched, seller browse-eligible, available > 0. Handoff: store
+ * active, quantity > 0; product and printing from the catalog sku when it exists.
+ */
+const SHOWN_OFFERS_SQL = `
+  SELECT s.product_id, true AS native, 'n:' || l.seller_id AS store_key, se.seller_code, se.store_name,
+         s.condition, s.language, s.finish, coalesce(s.condition = $11, false) AS is_sealed, l.price
+    FROM listings l
+    JOIN skus s ON s.sku_id = l.sku_id
+    JOIN sellers se ON se.seller_id = l.seller_id
+    JOIN seller_readiness r ON r.seller_id = l.seller_id
+   WHERE l.deleted_at IS NULL AND l.match_status = 'matched' AND cardinality(r.incomplete) = 0
+     AND ${AVAILABLE_SQL} > 0
+     AND ($2::text IS NULL OR $2 = 'express')
+     AND ($1::int[] IS NULL OR s.product_id = ANY($1))
+  UNION ALL
+  SELECT coalesce(s.product_id, v.product_id), false, 'h:' || v.store_slug, h.seller_code, h.store_name,
+         s.condition, s.language, s.finish, coalesce(s.condition = $11, false), v.price
+    FROM handoff_variants v
+    JOIN handoff_stores h ON h.store_slug = v.store_slug
+    LEFT JOIN skus s ON s.sku_id = v.sku_id
+   WHERE h.active AND v.quantity > 0
+     AND ($2::text IS NULL OR $2 = 'manual')
+     AND ($1::int[] IS NULL OR coalesce(s.product_id, v.product_id) = ANY($1))`;
+
+/**
+ * One statement: the result products (every filter) and each facet's distinct-product counts
+ * (every filter but its own). An offer failing two or more filters counts nowhere, so only
+ * offers with at most one miss are kept; a facet counts an offer with no miss, or whose only
+ * miss is its own filter.
+ */
+export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{ results: ResultRow[]; facets: FacetRow[] }> {
+  const facetBranch = (facet: SqlFacet, column: string, miss: string, nameColumn = 'NULL::text') =>
+    `SELECT '${facet}' AS kind, NULL::int AS product_id, ${column} AS value, ${nameColumn} AS extra,
+            count(DISTINCT product_id)::int AS n1, NULL::int AS n2, NULL::boolean AS b1, NULL::boolean AS b2
+       FROM g WHERE ${column} IS NOT NULL AND misses - ${miss}::int = 0
+      GROUP BY ${column}${nameColumn === 'NULL::text' ? '' : `, ${nameColumn}`}`;
+  // miss_x: the offer fails filter x (a null field fails every filter on it, as a missing keyword does).
+  const sql = `
+    WITH o AS (${SHOWN_OFFERS_SQL}),
+    m AS (
+      SELECT o.*, p.category, p.set_name, p.rarity, p.collector_number,
+             NOT coalesce($3::text IS NULL OR p.category = $3, false) AS miss_category,
+             NOT coalesce($4::text IS NULL OR p.set_name = $4, false) AS miss_set,
+             NOT coalesce($5::text IS NULL OR p.rarity = $5, false) AS miss_rarity,
+             NOT coalesce($6::text[] IS NULL OR p.collector_number = ANY($6), false) AS miss_cn,
+             NOT coalesce($7::text[] IS NULL OR o.condition = ANY($7), false) AS miss_condition,
+             NOT coalesce($8::text[] IS NULL OR o.language = ANY($8), false) AS miss_language,
+             NOT coalesce($9::text[] IS NULL OR o.finish = ANY($9), false) AS miss_finish,
+             NOT coalesce($10::text IS NULL OR o.seller_code = $10, false) AS miss_seller
+        FROM o LEFT JOIN products p ON p.product_id = o.product_id
+    ),
+    g AS MATERIALIZED (
+      SELECT * FROM (
+        SELECT m.*, miss_category::int + miss_set::int + miss_rarity::int + miss_cn::int + miss_condition::int
+                  + miss_language::int + miss_finish::int + miss_seller::int AS misses
+          FROM m) x
+       WHERE misses <= 1
+    )
+    SELECT 'result' AS kind, r.product_id, NULL::text AS value, p.name AS extra, r.n1, r.n2, r.b1, r.b2
+      FROM (SELECT product_id, min(price)::int AS n1, count(DISTINCT store_key)::int AS n2,
+                   bool_or(is_sealed) AS b1, bool_or(native) AS b2
+              FROM g WHERE misses = 0 GROUP BY product_id) r
+      LEFT JOIN products p ON p.product_id = r.product_id
+    UNION ALL ${facetBranch('category', 'category', 'miss_category')}
+    UNION ALL ${facetBranch('set', 'set_name', 'miss_set')}
+    UNION ALL ${facetBranch('rarity', 'rarity', 'miss_rarity')}
+    UNION ALL ${facetBranch('collectorNumber', 'collector_number', 'miss_cn')}
+    UNION ALL ${facetBranch('condition', 'condition', 'miss_condition')}
+    UNION ALL ${facetBranch('language', 'language', 'miss_language')}
+    UNION ALL ${facetBranch('finish', 'finish', 'miss_finish')}
+    UNION ALL ${facetBranch('seller', 'seller_code', 'miss_seller', 'store_name')}`;
+  const { rows } = await db.query(sql, [
+    f.productIds,
+    f.checkoutMode,
+    f.category,
+    f.set,
+    f.rarity,
+    f.collectorNumber,
+    f.condition,
+    f.language,
+    f.finish,
+    f.sellerCode,
+    SEALED_CONDITION,
+  ]);
+  const results: ResultRow[] = [];
+  const facets: FacetRow[] = [];
+  for (const r of rows) {
+    if (r.kind === 'result') {
+      results.push({ productId: r.product_id, name: r.extra, fromPrice: r.n1, sellerCount: r.n2, isSealed: r.b1, hasNative: r.b2 });
+    } else {
+      facets.push({ facet: r.kind, value: r.value, storeName: r.kind === 'seller' ? r.extra : null, count: r.n1 });
+    }
+  }
+  return { results, facets };
+}

@@ -1,0 +1,76 @@
+import { LRUCache } from 'lru-cache';
+
+// Last-good cache (DECISIONS.md "Degraded Mode"): every healthy index answer is kept under its
+// normalized request, so in Degraded Mode the same request gets the same answer, flagged degraded.
+// Entries are stored as their JSON text: the size bound is in bytes of that text, and a hit can
+// never hand out an object some caller has mutated.
+
+/**
+ * JSON with object keys sorted and undefined members dropped; arrays keep their order (a filter
+ * given as [a, b] and one given as [b, a] are different requests, as in the query string).
+ */
+export function stableJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : stableJson(v))).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+}
+
+/**
+ * The cache key of one buyer read: the method and its parsed, defaulted arguments (what the zod
+ * schemas produced), so `?limit=24` and no limit share an entry. A search's `cursor` is dropped:
+ * its decoded form, the `after` argument, is what the read depends on.
+ */
+export function requestKey(method: string, args: readonly unknown[]): string {
+  const normalized =
+    method === 'search' && args[0] !== null && typeof args[0] === 'object'
+      ? [{ ...(args[0] as Record<string, unknown>), cursor: undefined }, ...args.slice(1)]
+      : args;
+  return `${method} ${stableJson(normalized)}`;
+}
+
+export interface LastGoodCacheOptions {
+  /** Upper bound on the summed size of keys and JSON answers, in bytes (UTF-16 code units). */
+  maxBytes: number;
+  maxEntries: number;
+  /** Answers larger than this are not kept (default: maxBytes / 16). */
+  maxEntryBytes?: number;
+}
+
+export const DEFAULT_CACHE: LastGoodCacheOptions = { maxBytes: 64 * 1024 * 1024, maxEntries: 20_000 };
+
+export class LastGoodCache {
+  private readonly lru: LRUCache<string, string>;
+
+  constructor(opts: LastGoodCacheOptions = DEFAULT_CACHE) {
+    this.lru = new LRUCache<string, string>({
+      max: opts.maxEntries,
+      maxSize: opts.maxBytes,
+      maxEntrySize: opts.maxEntryBytes ?? Math.max(1, Math.floor(opts.maxBytes / 16)),
+      sizeCalculation: (json, key) => Math.max(1, json.length + key.length),
+    });
+  }
+
+  set(key: string, data: unknown): void {
+    this.lru.set(key, JSON.stringify(data));
+  }
+
+  get<T>(key: string): T | undefined {
+    const json = this.lru.get(key);
+    return json === undefined ? undefined : (JSON.parse(json) as T);
+  }
+
+  get entries(): number {
+    return this.lru.size;
+  }
+
+  get bytes(): number {
+    return this.lru.calculatedSize;
+  }
+
+  clear(): void {
+    this.lru.clear();
+  }
+}

@@ -1,0 +1,51 @@
+// Degraded Mode counters, exposed in Prometheus text format by GET /metrics.
+
+export interface DegradedMetrics {
+  /** Buyer reads answered from the index. */
+  indexAnswers: number;
+  /** Index queries that failed or timed out. */
+  indexFailures: number;
+  /** Buyer reads answered in Degraded Mode from the last-good cache. */
+  cacheHits: number;
+  /** Buyer reads answered in Degraded Mode from PostgreSQL. */
+  fallbacks: number;
+  /** PostgreSQL fallback reads that failed (timeout, busy, error). */
+  fallbackFailures: number;
+  /** 503 SERVICE_UNAVAILABLE answers: neither the cache nor PostgreSQL could answer. */
+  unavailable: number;
+  /** Times the breaker opened. */
+  opens: number;
+}
+
+export function emptyDegradedMetrics(): DegradedMetrics {
+  return { indexAnswers: 0, indexFailures: 0, cacheHits: 0, fallbacks: 0, fallbackFailures: 0, unavailable: 0, opens: 0 };
+}
+
+export interface Sample {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter';
+  value: number;
+  labels?: Record<string, string>;
+}
+
+const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+
+/** Prometheus text exposition (version 0.0.4); samples of one name must be adjacent. */
+export function renderPrometheus(samples: Sample[]): string {
+  const out: string[] = [];
+  let last = '';
+  for (const s of samples) {
+    if (s.name !== last) {
+      out.push(`# HELP ${s.name} ${s.help}`, `# TYPE ${s.name} ${s.type}`);
+      last = s.name;
+    }
+    const labels = s.labels
+      ? `{${Object.entries(s.labels)
+          .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+          .join(',')}}`
+      : '';
+    out.push(`${s.name}${labels} ${Number.isFinite(s.value) ? s.value : 0}`);
+  }
+  return `${out.join('\n')}\n`;
+}

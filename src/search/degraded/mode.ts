@@ -1,0 +1,187 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { AppDeps } from '../../api/deps.js';
+import type { Logger } from '../../lib/logger.js';
+import { DEFAULT_PG_READS, type PgReadsOptions } from '../pg-reads.js';
+import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerState, type Observation, type Permit } from './breaker.js';
+import { DEFAULT_CACHE, LastGoodCache, type LastGoodCacheOptions } from './cache.js';
+import { DEFAULT_WATCH, watchCluster, type ClusterView, type ClusterWatch, type ClusterWatchOptions } from './cluster-watch.js';
+import { ConcurrencyLimiter, DEFAULT_LIMITER, type LimiterOptions } from './limiter.js';
+import { emptyDegradedMetrics, renderPrometheus, type DegradedMetrics } from './metrics.js';
+
+// One Degraded Mode state per app (per deps object): the breaker, the cluster watcher feeding
+// it, the last-good cache, the fallback limiter and the counters. The buyer service and the
+// health routes look it up with degradedModeFor(deps), so /readyz and /metrics report the same
+// state the buyer reads act on.
+
+export interface DegradedOptions {
+  breaker: BreakerOptions;
+  watch: ClusterWatchOptions & { enabled: boolean };
+  cache: LastGoodCacheOptions;
+  limiter: LimiterOptions;
+  pg: PgReadsOptions;
+  /** Timeout of one buyer query to the index: a hung cluster never hangs a buyer request. */
+  queryTimeoutMs: number;
+  /** Retry-After of a 503 answer. */
+  retryAfterSeconds: number;
+}
+
+/** Buyer queries get at most 1.5 s (or ES_REQUEST_TIMEOUT_MS when that is lower). */
+export function defaultDegradedOptions(esRequestTimeoutMs: number): DegradedOptions {
+  return {
+    breaker: DEFAULT_BREAKER,
+    watch: { ...DEFAULT_WATCH, enabled: true },
+    cache: DEFAULT_CACHE,
+    limiter: DEFAULT_LIMITER,
+    pg: DEFAULT_PG_READS,
+    queryTimeoutMs: Math.min(1500, esRequestTimeoutMs),
+    retryAfterSeconds: 5,
+  };
+}
+
+export interface DegradedOverrides {
+  breaker?: Partial<BreakerOptions>;
+  watch?: Partial<DegradedOptions['watch']>;
+  cache?: Partial<LastGoodCacheOptions>;
+  limiter?: Partial<LimiterOptions>;
+  pg?: Partial<PgReadsOptions>;
+  queryTimeoutMs?: number;
+  retryAfterSeconds?: number;
+}
+
+export interface DegradedMode {
+  readonly options: DegradedOptions;
+  readonly breaker: CircuitBreaker;
+  readonly cache: LastGoodCache;
+  readonly limiter: ConcurrencyLimiter;
+  readonly metrics: DegradedMetrics;
+  /** The client buyer queries use: short timeout, no retry. */
+  readonly searchClient: Client;
+  readonly watch: ClusterWatch | null;
+  /** Degraded Mode is on (the breaker is open or half-open). */
+  readonly active: boolean;
+  state(): BreakerState;
+  cluster(): ClusterView;
+  tryAcquire(): Permit | null;
+  succeeded(permit: Permit): void;
+  failed(permit: Permit, reason: string): void;
+  /** Prometheus text of the mode and its counters. */
+  prometheus(): string;
+  stop(): void;
+}
+
+const registry = new WeakMap<object, DegradedMode>();
+
+/** The Degraded Mode state of these deps; created (with `overrides`) on first use. */
+export function degradedModeFor(deps: AppDeps, overrides: DegradedOverrides = {}): DegradedMode {
+  let mode = registry.get(deps);
+  if (!mode) {
+    mode = createDegradedMode(deps, overrides);
+    registry.set(deps, mode);
+  }
+  return mode;
+}
+
+export function createDegradedMode(deps: Pick<AppDeps, 'es' | 'index' | 'logger' | 'env'>, overrides: DegradedOverrides = {}): DegradedMode {
+  const base = defaultDegradedOptions(deps.env.ES_REQUEST_TIMEOUT_MS);
+  const options: DegradedOptions = {
+    breaker: { ...base.breaker, ...overrides.breaker },
+    watch: { ...base.watch, ...overrides.watch },
+    cache: { ...base.cache, ...overrides.cache },
+    limiter: { ...base.limiter, ...overrides.limiter },
+    pg: { ...base.pg, ...overrides.pg },
+    queryTimeoutMs: overrides.queryTimeoutMs ?? base.queryTimeoutMs,
+    retryAfterSeconds: overrides.retryAfterSeconds ?? base.retryAfterSeconds,
+  };
+  const logger: Logger = deps.logger.child({ component: 'degraded-mode' });
+  const breaker = new CircuitBreaker(options.breaker);
+  const metrics = emptyDegradedMetrics();
+  const cache = new LastGoodCache(options.cache);
+  const limiter = new ConcurrencyLimiter(options.limiter);
+  const searchClient = deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: 0 });
+
+  let logged: BreakerState = 'closed';
+  let lastOpens = 0;
+  const note = () => {
+    const snap = breaker.snapshot();
+    metrics.opens += snap.opens - lastOpens;
+    lastOpens = snap.opens;
+    if (snap.state === logged) return;
+    if (snap.state === 'open') logger.warn({ reason: snap.reason }, 'Degraded Mode on: search cluster unhealthy');
+    else if (snap.state === 'closed') logger.info('Degraded Mode off: search cluster answers well again');
+    else logger.info('Degraded Mode: probing the search cluster');
+    logged = snap.state;
+  };
+
+  const watch = options.watch.enabled
+    ? watchCluster(
+        deps.es.child({ maxRetries: 0 }),
+        deps.index.alias,
+        (o: Observation) => {
+          breaker.observe(o);
+          note();
+        },
+        options.watch,
+      )
+    : null;
+
+  return {
+    options,
+    breaker,
+    cache,
+    limiter,
+    metrics,
+    searchClient,
+    watch,
+    get active() {
+      return breaker.degraded;
+    },
+    state: () => breaker.state,
+    cluster: () => watch?.view() ?? { status: 'unknown', detail: 'watcher disabled', checkedAt: null, latencyMs: null },
+    tryAcquire: () => {
+      const p = breaker.tryAcquire();
+      note();
+      return p;
+    },
+    succeeded: (permit) => {
+      breaker.success(permit);
+      note();
+    },
+    failed: (permit, reason) => {
+      breaker.failure(permit, reason);
+      note();
+    },
+    prometheus: () => {
+      const state = breaker.state;
+      const view = watch?.view();
+      return renderPrometheus([
+        { name: 'degraded_mode', help: 'Degraded Mode is on (1) or off (0)', type: 'gauge', value: state === 'closed' ? 0 : 1 },
+        ...(['closed', 'open', 'half-open'] as const).map((s) => ({
+          name: 'search_breaker_state',
+          help: 'Circuit breaker state in front of the search cluster',
+          type: 'gauge' as const,
+          value: s === state ? 1 : 0,
+          labels: { state: s },
+        })),
+        ...(['green', 'yellow', 'red', 'unreachable', 'probe-failed', 'unknown'] as const).map((s) => ({
+          name: 'search_cluster_status',
+          help: 'Last status the cluster watcher saw',
+          type: 'gauge' as const,
+          value: (view?.status ?? 'unknown') === s ? 1 : 0,
+          labels: { status: s },
+        })),
+        { name: 'search_breaker_opens_total', help: 'Times Degraded Mode was entered', type: 'counter', value: metrics.opens },
+        { name: 'buyer_index_answers_total', help: 'Buyer reads answered from the index', type: 'counter', value: metrics.indexAnswers },
+        { name: 'buyer_index_failures_total', help: 'Buyer index queries that failed or timed out', type: 'counter', value: metrics.indexFailures },
+        { name: 'degraded_cache_hits_total', help: 'Buyer reads answered from the last-good cache', type: 'counter', value: metrics.cacheHits },
+        { name: 'degraded_fallbacks_total', help: 'Buyer reads answered from PostgreSQL', type: 'counter', value: metrics.fallbacks },
+        { name: 'degraded_fallback_failures_total', help: 'PostgreSQL fallback reads that failed', type: 'counter', value: metrics.fallbackFailures },
+        { name: 'degraded_unavailable_total', help: 'Buyer reads answered 503 SERVICE_UNAVAILABLE', type: 'counter', value: metrics.unavailable },
+        { name: 'degraded_cache_entries', help: 'Entries in the last-good cache', type: 'gauge', value: cache.entries },
+        { name: 'degraded_cache_bytes', help: 'Size of the last-good cache (JSON characters)', type: 'gauge', value: cache.bytes },
+        { name: 'degraded_fallback_running', help: 'PostgreSQL fallback reads running', type: 'gauge', value: limiter.running },
+        { name: 'degraded_fallback_waiting', help: 'PostgreSQL fallback reads waiting for a slot', type: 'gauge', value: limiter.waiting },
+      ]);
+    },
+    stop: () => watch?.stop(),
+  };
+}

@@ -1,0 +1,239 @@
+import type { Facets, SearchItem } from '../api/schemas/buyer.js';
+import type { Pool, PoolClient } from '../db/pool.js';
+import { handoffStoreFacts, nativeRows, poBoxSuspended, productFacts, sellerFacts, skuFacts } from '../db/offer-source.js';
+import {
+  nativeRowsOfProduct,
+  productsNamedLike,
+  searchAggregates,
+  variantsOfProduct,
+  type FacetRow,
+  type ResultRow,
+} from '../db/fallback-source.js';
+import { docId, handoffOfferDoc, nativeOfferDoc, productDoc, productFields, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
+import { FULFILLMENT_OBLIGATION, disclosuresFor } from './policy.js';
+import { FACETS } from './queries/filters.js';
+import { cartLines, type LookupDocs } from './queries/lookup.js';
+import { MAX_WINDOW } from './queries/product-offers.js';
+import { FACET_SIZE } from './queries/search-body.js';
+import type { SearchPage } from './queries/search-result.js';
+import type { BuyerReads } from './reads.js';
+import { compareCodePoints, productSortKey, terms } from './text.js';
+
+// The buyer reads answered from PostgreSQL, the source of truth, for Degraded Mode. The answer is
+// the one the index gives for the same data: the same gates, order, fields, facets and cursor
+// semantics. Offers are built by the indexer's own pure builders from the same source facts, so
+// they are identical by construction. What PostgreSQL cannot do (fold names: no \p{M} in its
+// regular expressions) happens here: keyword matching and name order use text.ts, and sort keys
+// compare by code point, which is the UTF-8 byte order Elasticsearch compares keywords in.
+//
+// Each read runs in one REPEATABLE READ, READ ONLY transaction (one consistent snapshot) with a
+// statement timeout, so a slow fallback query gives up instead of piling up on the database.
+
+export interface PgReadsOptions {
+  /** SET LOCAL statement_timeout of each fallback transaction. */
+  statementTimeoutMs: number;
+  /** Waiting for a pooled connection longer than this fails the read. */
+  connectTimeoutMs: number;
+}
+
+export const DEFAULT_PG_READS: PgReadsOptions = { statementTimeoutMs: 2500, connectTimeoutMs: 1000 };
+
+async function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = pool.connect();
+  try {
+    return await Promise.race([
+      connecting,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          reject(new Error(`no PostgreSQL connection within ${ms} ms`));
+        }, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    // A connection that arrives after the deadline goes straight back to the pool.
+    if (timedOut) void connecting.then((c) => c.release()).catch(() => undefined);
+  }
+}
+
+async function inSnapshot<T>(pool: Pool, opts: PgReadsOptions, fn: (db: PoolClient) => Promise<T>): Promise<T> {
+  const db = await connectWithin(pool, opts.connectTimeoutMs);
+  try {
+    await db.query(
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(opts.statementTimeoutMs))}`,
+    );
+    const result = await fn(db);
+    await db.query('COMMIT');
+    return result;
+  } catch (err) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    db.release();
+  }
+}
+
+const uniq = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+/** A product-page filter as the index applies it: a null field never matches a given filter. */
+const passes = (filter: string[] | undefined, value: string | null) => filter === undefined || (value !== null && filter.includes(value));
+
+/** The product-page order of DECISIONS.md: price, skuId, native before handoff, sellerId / variantId. */
+export function compareOffers(a: OfferDoc, b: OfferDoc): number {
+  return a.price - b.price || a.skuId - b.skuId || a.laneOrder - b.laneOrder || a.ownerId - b.ownerId;
+}
+
+/**
+ * A regular expression that every product whose folded name has `term` as a term matches, on
+ * the NFKD form of the name (folding = NFKD, drop marks, lowercase): each ASCII letter or digit
+ * of the term must appear, in either case, in order, separated only by non-ASCII characters
+ * (the combining marks folding drops); any other character of the term may be anything.
+ */
+export function termPrefilter(term: string): string {
+  const parts = [...term].map((c) => (/^[a-z]$/.test(c) ? `[${c}${c.toUpperCase()}]` : /^[0-9]$/.test(c) ? c : '.*'));
+  return parts.join('[^\\x01-\\x7f]*');
+}
+
+function facetsOf(rows: FacetRow[]): Facets {
+  const facets = {} as Facets;
+  for (const f of FACETS) {
+    const mine = rows
+      .filter((r) => r.facet === f)
+      .map((r) => ({ r, key: f === 'seller' ? `${r.value}\u0000${r.storeName ?? ''}` : r.value }));
+    mine.sort((a, b) => b.r.count - a.r.count || compareCodePoints(a.key, b.key));
+    const top = mine.slice(0, FACET_SIZE);
+    if (f === 'seller') facets.seller = top.map(({ r }) => ({ sellerCode: r.value, storeName: r.storeName ?? '', count: r.count }));
+    else facets[f] = top.map(({ r }) => ({ value: r.value, count: r.count }));
+  }
+  return facets;
+}
+
+function emptyPage(): SearchPage {
+  return { items: [], facets: facetsOf([]), nextAfter: null };
+}
+
+export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): BuyerReads {
+  return {
+    productPage: (productId, q) =>
+      inSnapshot(pool, opts, async (db) => {
+        const natives = await nativeRowsOfProduct(db, productId);
+        const variants = await variantsOfProduct(db, productId);
+        const poBox = await poBoxSuspended(db);
+        const sellers = await sellerFacts(db, uniq(natives.map((r) => r.listing.sellerId)));
+        const skus = await skuFacts(db, uniq(variants.map((v) => v.skuId)));
+        const stores = await handoffStoreFacts(db, uniq(variants.map((v) => v.storeSlug)));
+        const products = await productFacts(db, [productId]);
+
+        const docs: OfferDoc[] = [];
+        for (const r of natives) {
+          const seller = sellers.get(r.listing.sellerId);
+          if (seller) docs.push(nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox));
+        }
+        for (const v of variants) {
+          const store = stores.get(v.storeSlug);
+          const sku = skus.get(v.skuId);
+          if (store) docs.push(handoffOfferDoc(v, sku, store, products.get(sku?.productId ?? v.productId)));
+        }
+        const shown = docs
+          .filter(
+            (d) =>
+              d.shown &&
+              d.productId === productId &&
+              passes(q.condition, d.condition) &&
+              passes(q.language, d.language) &&
+              passes(q.finish, d.finish),
+          )
+          .sort(compareOffers);
+        const offers = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit).map((d) => d.offer);
+        const p = products.get(productId);
+        return { offers, product: p ? productDoc(p).product : null };
+      }),
+
+    search: (q, after) =>
+      inSnapshot(pool, opts, async (db): Promise<SearchPage> => {
+        // Keyword: every folded term must be a term of the folded name (DECISIONS.md).
+        const wanted = terms(q.keyword ?? '');
+        let productIds: number[] | null = null;
+        if (wanted.length > 0) {
+          const candidates = await productsNamedLike(db, uniq(wanted).map(termPrefilter));
+          productIds = candidates
+            .filter((c) => {
+              const have = new Set(terms(c.name));
+              return wanted.every((t) => have.has(t));
+            })
+            .map((c) => c.productId);
+          if (productIds.length === 0) return emptyPage();
+        }
+        const { results, facets } = await searchAggregates(db, {
+          productIds,
+          checkoutMode: q.checkoutMode === 'any' ? null : q.checkoutMode,
+          category: q.category ?? null,
+          set: q.set ?? null,
+          rarity: q.rarity ?? null,
+          collectorNumber: q.collectorNumber ?? null,
+          condition: q.condition ?? null,
+          language: q.language ?? null,
+          finish: q.finish ?? null,
+          sellerCode: q.sellerCode ?? null,
+        });
+
+        // Name order (composite aggregation on sortKey): ascending or descending by code point,
+        // continuing strictly after the cursor's key.
+        const dir = q.sort === 'name' ? 1 : -1;
+        const keyed = results.map((r): ResultRow & { key: string } => ({ ...r, key: productSortKey(r.name, r.productId) }));
+        const page = keyed
+          .filter((r) => after === null || dir * compareCodePoints(r.key, after) > 0)
+          .sort((a, b) => dir * compareCodePoints(a.key, b.key))
+          .slice(0, q.limit + 1);
+        const shownPage = page.slice(0, q.limit);
+        const products = await productFacts(db, shownPage.map((r) => r.productId));
+        const items = shownPage.map((r): SearchItem => {
+          const item = productFields(r.productId, products.get(r.productId)).item;
+          return {
+            productId: item.productId,
+            name: item.name,
+            set: item.set,
+            category: item.category,
+            rarity: item.rarity,
+            collectorNumber: item.collectorNumber,
+            imageUrl: item.imageUrl,
+            isSealed: r.isSealed,
+            fromPrice: r.fromPrice,
+            sellerCount: r.sellerCount,
+            disclosures: r.hasNative ? disclosuresFor(item.category) : null,
+            fulfillmentObligation: r.hasNative ? FULFILLMENT_OBLIGATION : null,
+          };
+        });
+        const nextAfter = page.length > q.limit ? page[q.limit - 1]!.key : null;
+        return { items, facets: facetsOf(facets), nextAfter };
+      }),
+
+    lookup: async (body) => {
+      if (body.lines.length === 0) return [];
+      return inSnapshot(pool, opts, async (db) => {
+        const rows = await nativeRows(
+          db,
+          body.lines.map((l) => l.sellerId),
+          body.lines.map((l) => l.skuId),
+        );
+        const poBox = await poBoxSuspended(db);
+        const sellers = await sellerFacts(db, uniq([...body.lines.map((l) => l.sellerId), ...rows.map((r) => r.listing.sellerId)]));
+        const skus = await skuFacts(db, uniq(body.lines.map((l) => l.skuId)));
+        const products = await productFacts(db, uniq([...rows.map((r) => r.sku.productId), ...[...skus.values()].map((s) => s.productId)]));
+        const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
+        for (const r of rows) {
+          const seller = sellers.get(r.listing.sellerId);
+          if (!seller) continue;
+          const d = nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox);
+          docs.offers.set(docId.native(r.listing.sellerId, r.listing.skuId), { offer: d.offer });
+        }
+        for (const s of skus.values()) docs.skus.set(s.skuId, { cart: skuDoc(s, products.get(s.productId)).cart });
+        for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: sellerDoc(s).cartSeller });
+        return cartLines(body.lines, docs);
+      });
+    },
+  };
+}
