@@ -18,7 +18,7 @@ import { withTransaction } from '../../../db/pool.js';
 import {
   catalogProductsOfSkus,
   lockSellerListings,
-  lockStoredListings,
+  storedListingsForWrite,
   purgeSellerListings,
   writeListingRows,
 } from '../../../db/listings.js';
@@ -97,7 +97,7 @@ export async function applyListingWrites(deps: AppDeps, sellerId: number, items:
   return withTransaction(deps.pool, async (c) => {
     await lockSellerListings(c, sellerId);
     const catalog = await catalogProductsOfSkus(c, skuIds);
-    const storedRows = await lockStoredListings(c, sellerId, skuIds);
+    const storedRows = await storedListingsForWrite(c, sellerId, skuIds);
     const stored = new Map<number, StoredListing>(
       storedRows.map((r) => [
         r.skuId,
@@ -124,6 +124,7 @@ export async function applyListingWrites(deps: AppDeps, sellerId: number, items:
         externalRef: r.externalRef,
         asOf: r.asOf === null ? null : microsToIso(r.asOf),
         deleted: r.deleted,
+        matched: catalog.has(r.skuId),
       })),
     );
     return plan.results;
