@@ -119,7 +119,8 @@ const intParam = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.int().min(min).max(max));
 
-export const listingsExportQuerySchema = z.strictObject({
+// Unknown query parameters are ignored, as on the buyer routes (cache busters, tracing tags).
+export const listingsExportQuerySchema = z.object({
   limit: intParam(1, 1000).optional().describe('Page size, 1 to 1000; default 100'),
   cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
   updated_since: z.iso.datetime({ offset: true }).optional().describe('Only listings updated at or after this instant (inclusive)'),
