@@ -60,6 +60,36 @@ const env = { ...baseEnv, DATABASE_URL: dbUrl.toString(), RATE_LIMIT_SELLER_PER_
 const pool = createPool(env.DATABASE_URL, 10);
 const es = createEsClient(env.ELASTICSEARCH_URL, 1000);
 
+// Where the database time goes: every statement the API sends is timed by kind (wall time from
+// send to result, so it includes waiting for the per-seller lock and for the commit's WAL flush).
+const dbTime = new Map<string, { ms: number; n: number }>();
+function kindOf(sql: string): string {
+  const s = sql.replace(/\s+/g, ' ').trim();
+  if (/^(BEGIN|COMMIT|ROLLBACK)/i.test(s)) return s.split(' ')[0]!.toUpperCase();
+  if (s.includes('pg_advisory_xact_lock')) return 'seller lock';
+  if (s.includes('FROM api_keys') || s.includes('JOIN api_keys')) return 'auth';
+  if (/FROM skus s WHERE/.test(s)) return 'catalog lookup';
+  if (/^SELECT l\.sku_id/.test(s)) return 'stored rows';
+  if (/^INSERT INTO listings/.test(s)) return 'write (upsert)';
+  return s.slice(0, 30);
+}
+pool.on('connect', (client) => {
+  const original = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = async (...args: unknown[]) => {
+    const sql = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string }).text ?? '');
+    const t0 = performance.now();
+    try {
+      return await original(...args);
+    } finally {
+      const k = kindOf(sql);
+      const e = dbTime.get(k) ?? { ms: 0, n: 0 };
+      e.ms += performance.now() - t0;
+      e.n++;
+      dbTime.set(k, e);
+    }
+  };
+});
+
 // Catalog: one product per 4 skus; skus 1..N, except every 20th sku is left out (unmatched listings).
 await pool.query(`
   INSERT INTO products (product_id, name, set_name, category)
@@ -103,6 +133,7 @@ async function runPass(name: string, pass: 'create' | 'update'): Promise<void> {
   const latencies: number[] = [];
   const statuses = { applied: 0, unmatched: 0, rejected: 0 };
   let next = 0;
+  dbTime.clear();
   const started = performance.now();
   async function worker() {
     while (next < batches.length) {
@@ -129,6 +160,8 @@ async function runPass(name: string, pass: 'create' | 'update'): Promise<void> {
       `  (${batches.length} requests, p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, max ${pct(1)} ms;` +
       ` applied ${statuses.applied}, unmatched ${statuses.unmatched}, rejected ${statuses.rejected})`,
   );
+  const perRequest = [...dbTime].map(([k, v]) => `${k} ${(v.ms / batches.length).toFixed(1)}`).join(', ');
+  console.log(`        database ms per request: ${perRequest}`);
 }
 
 console.log(`pushing ${N} listings in ${BATCH}-item requests, ${CONCURRENCY} concurrent`);

@@ -95,8 +95,10 @@ export async function applyListingWrites(deps: AppDeps, sellerId: number, items:
   const skuIds = [...new Set(items.filter((i) => !('invalid' in i)).map((i) => i.skuId))];
   if (skuIds.length === 0) return planListingWrites(items, new Map(), new Map()).results;
   return withTransaction(deps.pool, async (c) => {
-    await lockSellerListings(c, sellerId);
+    // The catalog lookup needs no lock: doing it first keeps the per-seller critical section
+    // (stored rows + write + commit) short, which is what bounds one seller's write throughput.
     const catalog = await catalogProductsOfSkus(c, skuIds);
+    await lockSellerListings(c, sellerId);
     const storedRows = await storedListingsForWrite(c, sellerId, skuIds);
     const stored = new Map<number, StoredListing>(
       storedRows.map((r) => [
