@@ -58,6 +58,7 @@ await migrateUp(dbUrl.toString());
 
 const env = { ...baseEnv, DATABASE_URL: dbUrl.toString(), RATE_LIMIT_SELLER_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
 const pool = createPool(env.DATABASE_URL, 10);
+pool.on('error', (err) => console.error(`idle database client error: ${err.message}`));
 const es = createEsClient(env.ELASTICSEARCH_URL, 1000);
 
 // Where the database time goes: every statement the API sends is timed by kind (wall time from
