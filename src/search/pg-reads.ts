@@ -28,6 +28,8 @@ import { compareCodePoints, productSortKey, terms } from './text.js';
 //
 // Each read runs in one REPEATABLE READ, READ ONLY transaction (one consistent snapshot) with a
 // statement timeout, so a slow fallback query gives up instead of piling up on the database.
+// JIT is off for them: the seller_readiness view's cost estimate triggers JIT compilation that
+// takes ~300 ms, far more than the queries themselves.
 
 export interface PgReadsOptions {
   /** SET LOCAL statement_timeout of each fallback transaction. */
@@ -63,7 +65,7 @@ async function inSnapshot<T>(pool: Pool, opts: PgReadsOptions, fn: (db: PoolClie
   const db = await connectWithin(pool, opts.connectTimeoutMs);
   try {
     await db.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(opts.statementTimeoutMs))}`,
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(opts.statementTimeoutMs))}; SET LOCAL jit = off`,
     );
     const result = await fn(db);
     await db.query('COMMIT');

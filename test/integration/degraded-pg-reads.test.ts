@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createTestContext, type TestContext } from '../support/context.js';
+import { startTestIndexer } from '../support/indexer.js';
+import { qs } from '../support/app.js';
+import { applyScenarioExtras, generateScenario, prng, type Scenario } from '../support/scenario.js';
+import { reference, type SearchParams } from '../support/reference.js';
+import { loadFixture } from '../../src/fixtures/load.js';
+import type { LiveIndexer } from '../../indexer/live.js';
+import { createApp } from '../../src/api/app.js';
+import { routeModules } from '../../src/api/routes/index.js';
+import type { AppDeps } from '../../src/api/deps.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { degradedModeFor } from '../../src/search/degraded/mode.js';
+import { indexReads } from '../../src/search/index-reads.js';
+import { pgReads } from '../../src/search/pg-reads.js';
+import { productQuerySchema, searchQuerySchema } from '../../src/api/schemas/buyer.js';
+import type { BuyerReads } from '../../src/search/reads.js';
+
+// The PostgreSQL fallback against the same independent reference the lead's differential test
+// (buyer-reads.diff.test.ts) checks the index with, on the same seeded scenario, through the
+// real API with Degraded Mode forced on (every answer comes from PostgreSQL: the breaker is held
+// open, the last-good cache is empty). Then pgReads and indexReads side by side on the same data,
+// field for field, including cursors.
+
+const SEED = Number(process.env.DIFF_SEED ?? 20261121);
+let ctx: TestContext;
+let indexer: LiveIndexer;
+let deps: AppDeps;
+let app: Express;
+let scenario: Scenario;
+let ref: ReturnType<typeof reference>;
+let pg: BuyerReads;
+let idx: BuyerReads;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  scenario = generateScenario(SEED);
+  await loadFixture(ctx.pool, scenario.fixture);
+  await applyScenarioExtras(ctx.pool, scenario);
+  indexer = await startTestIndexer(ctx);
+  await indexer.idle();
+  await ctx.es.indices.refresh({ index: ctx.index.alias });
+  deps = { env: ctx.env, pool: ctx.pool, es: ctx.es, index: ctx.index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api') };
+  // Degraded Mode held on: no watcher to close it, and it never half-opens.
+  const mode = degradedModeFor(deps, { watch: { enabled: false }, breaker: { openMs: 1e12 } });
+  mode.breaker.observe({ kind: 'unreachable', detail: 'forced by the test' });
+  app = createApp(deps, routeModules);
+  ref = reference(scenario);
+  pg = pgReads(ctx.pool);
+  idx = indexReads(ctx.es, ctx.index.alias);
+});
+
+afterAll(async () => {
+  await indexer?.stop();
+  await ctx?.close();
+});
+
+async function walk(params: SearchParams, limit: number) {
+  const items: unknown[] = [];
+  let facets: unknown;
+  let cursor: string | undefined;
+  for (let page = 0; page < 200; page++) {
+    const res = await request(app).get(`/search${qs({ ...params, limit, cursor } as unknown as Record<string, string>)}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.degraded).toBe(true);
+    items.push(...res.body.data.items);
+    facets ??= res.body.data.facets;
+    expect(res.body.data.facets).toEqual(facets);
+    cursor = res.body.data.nextCursor ?? undefined;
+    if (!cursor) return { items, facets };
+  }
+  throw new Error('cursor walk did not end');
+}
+
+function searchCases(s: Scenario): SearchParams[] {
+  const rnd = prng(SEED + 7);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const cases: SearchParams[] = [
+    {},
+    { keyword: 'bolt' },
+    { keyword: 'LIGHTNING bolt' },
+    { keyword: 'jotun' },
+    { keyword: 'lim dul s' },
+    { keyword: 'flabebe' },
+    { keyword: 'full' },
+    { keyword: 'fullwidth card' },
+    { keyword: 'gothic' },
+    { keyword: 'aether' },
+    { keyword: 'æther' },
+    { keyword: 'nothing-matches-this' },
+    { keyword: '!!!' },
+    { keyword: 'b' },
+    { category: 'Magic: The Gathering' },
+    { category: 'Pokémon', keyword: 'pikachu' },
+    { set: 'Alpha', rarity: 'Rare' },
+    { condition: ['Near Mint', 'Damaged'] },
+    { condition: ['Unopened'], checkoutMode: 'manual' },
+    { language: ['Français'], finish: ['Foil'] },
+    { collectorNumber: ['1', '2', '3'] },
+    { sellerCode: 'maple' },
+    { sellerCode: 'north' },
+    { sellerCode: 'Zed-9', condition: ['Near Mint'] },
+    { sellerCode: 'birch' },
+    { sellerCode: 'nobody' },
+    { checkoutMode: 'express' },
+    { checkoutMode: 'manual' },
+    { keyword: 'pikachu', sellerCode: 'maple', condition: ['Near Mint'] },
+    { category: 'Lorcana', set: 'Beta', rarity: 'Common', condition: ['Damaged'], language: ['English'], finish: ['Non-Foil'], collectorNumber: ['4'] },
+  ];
+  for (let i = 0; i < 12; i++) {
+    const p = pick(s.fixture.products);
+    cases.push({
+      ...(rnd() < 0.5 && p.category ? { category: p.category } : {}),
+      ...(rnd() < 0.3 && p.set ? { set: p.set } : {}),
+      ...(rnd() < 0.4 ? { condition: [pick(['Near Mint', 'Lightly Played', 'Damaged', 'Unopened'])] } : {}),
+      ...(rnd() < 0.3 ? { language: ['English', 'Japanese'] } : {}),
+      ...(rnd() < 0.3 && p.name ? { keyword: p.name.split(' ')[0] } : {}),
+      ...(rnd() < 0.3 ? { checkoutMode: pick(['express', 'manual', 'any'] as const) } : {}),
+      ...(rnd() < 0.2 ? { sellerCode: pick(['maple', 'aspen', 'elm', 'north', 'Zed-9']) } : {}),
+    });
+  }
+  return cases;
+}
+
+describe('Degraded Mode from PostgreSQL equals the reference (through the API)', () => {
+  it('GET /products/{productId}: every product, unfiltered, filtered and paged', async () => {
+    for (const productId of [...ref.products, 7777777]) {
+      for (const q of [{}, { limit: 2, offset: 1 }, { condition: ['Near Mint', 'Unopened'] }, { language: ['English'], finish: ['Foil'] }]) {
+        const res = await request(app).get(`/products/${productId}${qs(q as Record<string, string>)}`);
+        expect(res.status).toBe(200);
+        expect(res.body.degraded).toBe(true);
+        expect(res.body.data, `product ${productId} ${JSON.stringify(q)}`).toEqual(ref.productPage(productId, q));
+      }
+    }
+  });
+
+  it('GET /search: every case in both sorts, every page, exact items and facets', async () => {
+    let nonEmpty = 0;
+    for (const params of searchCases(scenario)) {
+      for (const sort of ['name', 'name_desc'] as const) {
+        const want = ref.search({ ...params, sort });
+        const got = await walk({ ...params, sort }, 5);
+        expect(got.items, `${sort} ${JSON.stringify(params)}`).toEqual(want.items);
+        expect(got.facets, `facets ${JSON.stringify(params)}`).toEqual(want.facets);
+        if (want.items.length > 0) nonEmpty++;
+      }
+    }
+    expect(nonEmpty).toBeGreaterThan(20);
+  });
+
+  it('POST /lines/lookup: every listing pair, unknown sellers and skus, in request order', async () => {
+    const pairs = [
+      ...scenario.fixture.listings.map((l) => ({ sellerId: l.sellerId, skuId: l.skuId })),
+      { sellerId: 999, skuId: scenario.fixture.skus[0]!.skuId },
+      { sellerId: 1, skuId: 424242 },
+      { sellerId: 999, skuId: 424242 },
+    ].reverse();
+    const res = await request(app).post('/lines/lookup').send({ lines: pairs });
+    expect(res.status).toBe(200);
+    expect(res.body.degraded).toBe(true);
+    const lines = res.body.data.lines as Record<string, any>[];
+    for (const line of lines) {
+      if (line.policy?.status === 'blocked') {
+        delete line.policy.error.message;
+        delete line.policy.error.action;
+      }
+    }
+    expect(lines).toEqual(ref.lookup(pairs));
+  });
+
+  it('every answer came from PostgreSQL: no cache hit, no 503', () => {
+    const m = degradedModeFor(deps).metrics;
+    expect(m.fallbacks).toBeGreaterThan(100);
+    expect(m.cacheHits).toBe(0);
+    expect(m.unavailable).toBe(0);
+    expect(m.indexAnswers).toBe(0);
+  });
+});
+
+describe('pgReads equals indexReads on the same data', () => {
+  it('search pages, cursors (nextAfter) included, and facets', async () => {
+    for (const params of searchCases(scenario)) {
+      for (const sort of ['name', 'name_desc'] as const) {
+        for (const limit of [1, 3, 100]) {
+          const q = searchQuerySchema.parse({ ...params, sort, limit: String(limit) });
+          let after: string | null = null;
+          for (let page = 0; page < 100; page++) {
+            const [a, b] = await Promise.all([pg.search(q, after), idx.search(q, after)]);
+            expect(a, `${sort} ${limit} ${JSON.stringify(params)} after ${after}`).toEqual(b);
+            if (b.nextAfter === null) break;
+            after = b.nextAfter;
+          }
+        }
+      }
+    }
+  });
+
+  it('product pages, lookups', async () => {
+    for (const productId of [...ref.products, 7777777]) {
+      for (const raw of [{}, { limit: '1', offset: '2' }, { condition: 'Near Mint' }, { finish: ['Foil', 'Non-Foil'] }, { offset: '100000' }]) {
+        const q = productQuerySchema.parse(raw);
+        expect(await pg.productPage(productId, q)).toEqual(await idx.productPage(productId, q));
+      }
+    }
+    const lines = scenario.fixture.listings.slice(0, 120).map((l) => ({ sellerId: l.sellerId, skuId: l.skuId }));
+    expect(await pg.lookup({ lines })).toEqual(await idx.lookup({ lines }));
+    expect(await pg.lookup({ lines: [] })).toEqual([]);
+  });
+
+  it('gives up under its statement timeout instead of running on', async () => {
+    const slow = pgReads(ctx.pool, { statementTimeoutMs: 1, connectTimeoutMs: 1000 });
+    await expect(slow.search(searchQuerySchema.parse({}), null)).rejects.toThrow(/statement timeout/);
+    // The connection went back to the pool clean (no open transaction, no leftover timeout).
+    await expect(pg.search(searchQuerySchema.parse({}), null)).resolves.toBeDefined();
+  });
+});
