@@ -17,6 +17,7 @@ import { indexReads } from '../../src/search/index-reads.js';
 import { pgReads } from '../../src/search/pg-reads.js';
 import { productQuerySchema, searchQuerySchema } from '../../src/api/schemas/buyer.js';
 import type { BuyerReads } from '../../src/search/reads.js';
+import type { SearchPage } from '../../src/search/queries/search-result.js';
 
 // The PostgreSQL fallback against the same independent reference the lead's differential test
 // (buyer-reads.diff.test.ts) checks the index with, on the same seeded scenario, through the
@@ -187,7 +188,7 @@ describe('pgReads equals indexReads on the same data', () => {
           const q = searchQuerySchema.parse({ ...params, sort, limit: String(limit) });
           let after: string | null = null;
           for (let page = 0; page < 100; page++) {
-            const [a, b] = await Promise.all([pg.search(q, after), idx.search(q, after)]);
+            const [a, b]: SearchPage[] = await Promise.all([pg.search(q, after), idx.search(q, after)]);
             expect(a, `${sort} ${limit} ${JSON.stringify(params)} after ${after}`).toEqual(b);
             if (b.nextAfter === null) break;
             after = b.nextAfter;

@@ -160,7 +160,7 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
 
   async function start(): Promise<void> {
     rmSync(pidFile, { force: true });
-    const env = { ...process.env, ES_JAVA_HOME: jdk, ES_JAVA_OPTS: `-Xms${heap} -Xmx${heap}` };
+    const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: jdk, ES_JAVA_OPTS: `-Xms${heap} -Xmx${heap}` };
     delete env.JAVA_HOME;
     const bin = path.join(home, 'bin/elasticsearch');
     const [cmd, args] = isRoot
