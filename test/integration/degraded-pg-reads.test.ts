@@ -188,7 +188,7 @@ describe('pgReads equals indexReads on the same data', () => {
           const q = searchQuerySchema.parse({ ...params, sort, limit: String(limit) });
           let after: string | null = null;
           for (let page = 0; page < 100; page++) {
-            const [a, b]: SearchPage[] = await Promise.all([pg.search(q, after), idx.search(q, after)]);
+            const [a, b] = (await Promise.all([pg.search(q, after), idx.search(q, after)])) as [SearchPage, SearchPage];
             expect(a, `${sort} ${limit} ${JSON.stringify(params)} after ${after}`).toEqual(b);
             if (b.nextAfter === null) break;
             after = b.nextAfter;
