@@ -53,7 +53,9 @@ function reasonOf(err: unknown): string {
  * The buyer reads with Degraded Mode (DECISIONS.md):
  *   breaker closed (or a half-open probe) → the index; a good answer fills the last-good cache;
  *   index error or timeout, or breaker open → the last-good answer to the same normalized
- *   request (degraded) → PostgreSQL (degraded) → 503 SERVICE_UNAVAILABLE with Retry-After.
+ *   request (degraded) → PostgreSQL (degraded; bounded concurrency, identical concurrent misses
+ *   share one query, its answer is reused for a few seconds) → 503 SERVICE_UNAVAILABLE with
+ *   Retry-After.
  * A buyer read never turns into a bare 500 because the cluster is down.
  */
 export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}): BuyerService {
@@ -70,8 +72,27 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
       return { data: cached, degraded: true };
     }
     try {
-      const fn = fallback[method] as (...a: typeof args) => Promise<Result<M>>;
-      const data = await mode.limiter.run(() => fn(...args));
+      const memo = mode.fallbackMemo.get<Result<M>>(key);
+      if (memo !== undefined) {
+        mode.metrics.fallbacks += 1;
+        return { data: memo, degraded: true };
+      }
+      let running = mode.fallbackInFlight.get(key) as Promise<Result<M>> | undefined;
+      if (!running) {
+        const fn = fallback[method] as (...a: typeof args) => Promise<Result<M>>;
+        running = mode.limiter
+          .run(() => {
+            mode.metrics.fallbackQueries += 1;
+            return fn(...args);
+          })
+          .then((data) => {
+            mode.fallbackMemo.set(key, data);
+            return data;
+          })
+          .finally(() => mode.fallbackInFlight.delete(key));
+        mode.fallbackInFlight.set(key, running);
+      }
+      const data = await running;
       mode.metrics.fallbacks += 1;
       return { data, degraded: true };
     } catch (err) {

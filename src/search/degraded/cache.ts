@@ -37,6 +37,8 @@ export interface LastGoodCacheOptions {
   maxEntries: number;
   /** Answers larger than this are not kept (default: maxBytes / 16). */
   maxEntryBytes?: number;
+  /** Entries expire after this long (default: never; the last-good cache keeps answers until evicted). */
+  ttlMs?: number;
 }
 
 export const DEFAULT_CACHE: LastGoodCacheOptions = { maxBytes: 64 * 1024 * 1024, maxEntries: 20_000 };
@@ -50,6 +52,7 @@ export class LastGoodCache {
       maxSize: opts.maxBytes,
       maxEntrySize: opts.maxEntryBytes ?? Math.max(1, Math.floor(opts.maxBytes / 16)),
       sizeCalculation: (json, key) => Math.max(1, json.length + key.length),
+      ...(opts.ttlMs ? { ttl: opts.ttlMs, ttlAutopurge: false } : {}),
     });
   }
 

@@ -9,6 +9,8 @@ export interface DegradedMetrics {
   cacheHits: number;
   /** Buyer reads answered in Degraded Mode from PostgreSQL. */
   fallbacks: number;
+  /** PostgreSQL fallback reads actually run (identical concurrent or recent misses share one). */
+  fallbackQueries: number;
   /** PostgreSQL fallback reads that failed (timeout, busy, error). */
   fallbackFailures: number;
   /** 503 SERVICE_UNAVAILABLE answers: neither the cache nor PostgreSQL could answer. */
@@ -18,7 +20,7 @@ export interface DegradedMetrics {
 }
 
 export function emptyDegradedMetrics(): DegradedMetrics {
-  return { indexAnswers: 0, indexFailures: 0, cacheHits: 0, fallbacks: 0, fallbackFailures: 0, unavailable: 0, opens: 0 };
+  return { indexAnswers: 0, indexFailures: 0, cacheHits: 0, fallbacks: 0, fallbackQueries: 0, fallbackFailures: 0, unavailable: 0, opens: 0 };
 }
 
 export interface Sample {

@@ -17,6 +17,11 @@ export interface DegradedOptions {
   breaker: BreakerOptions;
   watch: ClusterWatchOptions & { enabled: boolean };
   cache: LastGoodCacheOptions;
+  /**
+   * PostgreSQL answers are kept this briefly (and identical concurrent misses share one query),
+   * so a flood of the same uncached request costs the database one query every few seconds.
+   */
+  fallbackMemo: LastGoodCacheOptions;
   limiter: LimiterOptions;
   pg: PgReadsOptions;
   /** Timeout of one buyer query to the index: a hung cluster never hangs a buyer request. */
@@ -31,6 +36,7 @@ export function defaultDegradedOptions(esRequestTimeoutMs: number): DegradedOpti
     breaker: DEFAULT_BREAKER,
     watch: { ...DEFAULT_WATCH, enabled: true },
     cache: DEFAULT_CACHE,
+    fallbackMemo: { maxBytes: 16 * 1024 * 1024, maxEntries: 5000, ttlMs: 5000 },
     limiter: DEFAULT_LIMITER,
     pg: DEFAULT_PG_READS,
     queryTimeoutMs: Math.min(1500, esRequestTimeoutMs),
@@ -42,6 +48,7 @@ export interface DegradedOverrides {
   breaker?: Partial<BreakerOptions>;
   watch?: Partial<DegradedOptions['watch']>;
   cache?: Partial<LastGoodCacheOptions>;
+  fallbackMemo?: Partial<LastGoodCacheOptions>;
   limiter?: Partial<LimiterOptions>;
   pg?: Partial<PgReadsOptions>;
   queryTimeoutMs?: number;
@@ -52,6 +59,9 @@ export interface DegradedMode {
   readonly options: DegradedOptions;
   readonly breaker: CircuitBreaker;
   readonly cache: LastGoodCache;
+  readonly fallbackMemo: LastGoodCache;
+  /** PostgreSQL reads in flight, by request key: identical concurrent misses wait for the same one. */
+  readonly fallbackInFlight: Map<string, Promise<unknown>>;
   readonly limiter: ConcurrencyLimiter;
   readonly metrics: DegradedMetrics;
   /** The client buyer queries use: short timeout, no retry. */
@@ -87,6 +97,7 @@ export function createDegradedMode(deps: Pick<AppDeps, 'es' | 'index' | 'logger'
     breaker: { ...base.breaker, ...overrides.breaker },
     watch: { ...base.watch, ...overrides.watch },
     cache: { ...base.cache, ...overrides.cache },
+    fallbackMemo: { ...base.fallbackMemo, ...overrides.fallbackMemo },
     limiter: { ...base.limiter, ...overrides.limiter },
     pg: { ...base.pg, ...overrides.pg },
     queryTimeoutMs: overrides.queryTimeoutMs ?? base.queryTimeoutMs,
@@ -96,6 +107,7 @@ export function createDegradedMode(deps: Pick<AppDeps, 'es' | 'index' | 'logger'
   const breaker = new CircuitBreaker(options.breaker);
   const metrics = emptyDegradedMetrics();
   const cache = new LastGoodCache(options.cache);
+  const fallbackMemo = new LastGoodCache(options.fallbackMemo);
   const limiter = new ConcurrencyLimiter(options.limiter);
   const searchClient = deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: 0 });
 
@@ -128,6 +140,8 @@ export function createDegradedMode(deps: Pick<AppDeps, 'es' | 'index' | 'logger'
     options,
     breaker,
     cache,
+    fallbackMemo,
+    fallbackInFlight: new Map(),
     limiter,
     metrics,
     searchClient,
@@ -174,6 +188,7 @@ export function createDegradedMode(deps: Pick<AppDeps, 'es' | 'index' | 'logger'
         { name: 'buyer_index_failures_total', help: 'Buyer index queries that failed or timed out', type: 'counter', value: metrics.indexFailures },
         { name: 'degraded_cache_hits_total', help: 'Buyer reads answered from the last-good cache', type: 'counter', value: metrics.cacheHits },
         { name: 'degraded_fallbacks_total', help: 'Buyer reads answered from PostgreSQL', type: 'counter', value: metrics.fallbacks },
+        { name: 'degraded_fallback_queries_total', help: 'PostgreSQL fallback reads run', type: 'counter', value: metrics.fallbackQueries },
         { name: 'degraded_fallback_failures_total', help: 'PostgreSQL fallback reads that failed', type: 'counter', value: metrics.fallbackFailures },
         { name: 'degraded_unavailable_total', help: 'Buyer reads answered 503 SERVICE_UNAVAILABLE', type: 'counter', value: metrics.unavailable },
         { name: 'degraded_cache_entries', help: 'Entries in the last-good cache', type: 'gauge', value: cache.entries },
