@@ -1,0 +1,64 @@
+import cliProgress from 'cli-progress';
+import { loadEnv } from '../src/config/env.js';
+import { createPool } from '../src/db/pool.js';
+import { createEsClient } from '../src/es/client.js';
+import { indexNames } from '../src/es/index-names.js';
+import { createLogger } from '../src/lib/logger.js';
+import { rebuild, type RebuildProgress } from '../indexer/rebuild.js';
+
+// npm run reindex: a fresh index from PostgreSQL behind the alias, swapped atomically. Safe to run
+// beside a live indexer and live writes. A progress bar on a terminal, plain lines otherwise.
+
+const env = loadEnv();
+const logger = createLogger(env.LOG_LEVEL, 'reindex');
+const pool = createPool(env.DATABASE_URL, 4);
+const es = createEsClient(env.ELASTICSEARCH_URL, 60_000);
+const index = indexNames(env.INDEX_PREFIX);
+
+const started = Date.now();
+let onProgress: (p: RebuildProgress) => void;
+let finish = () => {};
+if (process.stderr.isTTY) {
+  const bar = new cliProgress.SingleBar(
+    { format: 'reindex {phase} |{bar}| {value}/{total} docs | {rate} docs/s | ETA {eta_formatted}', stream: process.stderr },
+    cliProgress.Presets.shades_classic,
+  );
+  let begun = false;
+  onProgress = (p) => {
+    const rate = Math.round(p.done / Math.max((Date.now() - started) / 1000, 0.001));
+    if (!begun && p.phase === 'snapshot') {
+      bar.start(p.total, 0, { phase: p.phase, rate });
+      begun = true;
+    }
+    if (p.phase === 'snapshot') bar.update(p.done, { phase: p.phase, rate });
+    else bar.update({ phase: p.phase });
+  };
+  finish = () => bar.stop();
+} else {
+  let last = 0;
+  onProgress = (p) => {
+    const now = Date.now();
+    if (p.phase === 'snapshot' && now - last < 2000 && p.done < p.total) return;
+    last = now;
+    const secs = (now - started) / 1000;
+    const rate = Math.round(p.done / Math.max(secs, 0.001));
+    const eta = p.phase === 'snapshot' && rate > 0 ? Math.round((p.total - p.done) / rate) : 0;
+    console.error(`reindex ${p.phase}: ${p.done}/${p.total} docs, ${rate} docs/s, ETA ${eta}s`);
+  };
+}
+
+try {
+  const result = await rebuild({ pool, es, index, logger, onProgress });
+  finish();
+  console.log(
+    `reindex done: ${result.docs} docs into ${result.index} in ${(result.totalMs / 1000).toFixed(1)}s ` +
+      `(${Math.round(result.docs / (result.snapshotMs / 1000))} docs/s snapshot load), ${result.replayedChanges} changes replayed; alias ${index.alias} swapped`,
+  );
+} catch (err) {
+  finish();
+  console.error(`reindex failed: ${(err as Error).message}`);
+  process.exitCode = 1;
+} finally {
+  await pool.end();
+  await es.close();
+}

@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/context.js';
+import { generateScenario } from '../support/scenario.js';
+import { caughtUp, writeBurst } from '../support/write-burst.js';
+import { diffIndex } from '../support/index-diff.js';
+import { killHard, spawnIndexer } from '../support/indexer-process.js';
+import { startTestIndexer } from '../support/indexer.js';
+import { loadFixture } from '../../src/fixtures/load.js';
+import { rebuild } from '../../indexer/rebuild.js';
+import { indicesBehind } from '../../indexer/index-admin.js';
+import { createLogger } from '../../src/lib/logger.js';
+import type { ChildProcess } from 'node:child_process';
+
+// After a crash or a rebuild under load, the index must equal a fresh computation from
+// PostgreSQL: zero missing, zero extra, zero stale documents.
+
+let ctx: TestContext | undefined;
+let child: ChildProcess | undefined;
+
+afterEach(async () => {
+  if (child) await killHard(child);
+  child = undefined;
+  await ctx?.close();
+  ctx = undefined;
+});
+
+async function seeded(): Promise<TestContext> {
+  const c = await createTestContext();
+  await loadFixture(c.pool, generateScenario(5, { products: 150, listings: 1500 }).fixture);
+  return c;
+}
+
+describe('indexer fault tolerance', () => {
+  it('loses nothing when killed with SIGKILL in the middle of a write burst', async () => {
+    ctx = await seeded();
+    const env = { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX };
+    child = spawnIndexer(env);
+    await caughtUp(ctx.pool);
+
+    const kills: number[] = [];
+    let restarted = false;
+    const burst = writeBurst(ctx.pool, {
+      transactions: 1500,
+      concurrency: 6,
+      seed: 11,
+      onCommit: (n) => {
+        // Kill twice mid-burst; restart after each kill once more writes have piled up.
+        if ((n === 300 || n === 900) && child) {
+          kills.push(n);
+          const c = child;
+          child = undefined;
+          void killHard(c);
+          restarted = false;
+        }
+        if ((n === 500 || n === 1100) && !child && !restarted) {
+          restarted = true;
+          child = spawnIndexer(env);
+        }
+      },
+    });
+    await burst;
+    if (!child) child = spawnIndexer(env);
+    expect(kills).toEqual([300, 900]);
+    await caughtUp(ctx.pool, 'live', 120_000);
+
+    const diff = await diffIndex(ctx.pool, ctx.es, ctx.index.alias);
+    expect(diff.expected).toBeGreaterThan(1000);
+    expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }).toEqual({ missing: [], extra: [], stale: [] });
+  });
+
+  it('rebuilds behind the alias while writes continue, with no gap for readers and nothing lost', async () => {
+    ctx = await seeded();
+    const c = ctx;
+    const indexer = await startTestIndexer(c);
+    try {
+      const before = await indicesBehind(c.es, c.index.alias);
+      let reading = true;
+      let reads = 0;
+      const readerFailures: string[] = [];
+      const reader = (async () => {
+        while (reading) {
+          try {
+            const r = await c.es.count({ index: c.index.alias, query: { term: { docType: 'product' } } });
+            if (r.count === 0) readerFailures.push('empty');
+            reads++;
+          } catch (err) {
+            readerFailures.push((err as Error).message);
+          }
+        }
+      })();
+      const burst = writeBurst(c.pool, { transactions: 800, concurrency: 4, seed: 12 });
+      const result = await rebuild({ pool: c.pool, es: c.es, index: c.index, logger: createLogger('silent') });
+      await burst;
+      await caughtUp(c.pool);
+      reading = false;
+      await reader;
+
+      expect(await indicesBehind(c.es, c.index.alias)).toEqual([result.index]);
+      expect(result.index).not.toBe(before[0]);
+      expect(reads).toBeGreaterThan(10);
+      expect(readerFailures).toEqual([]);
+      const diff = await diffIndex(c.pool, c.es, c.index.alias);
+      expect(diff.expected).toBeGreaterThan(1000);
+      expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }).toEqual({ missing: [], extra: [], stale: [] });
+    } finally {
+      await indexer.stop();
+    }
+  });
+});
