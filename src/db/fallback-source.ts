@@ -111,8 +111,8 @@ const SHOWN_OFFERS_SQL = `
     FROM listings l
     JOIN skus s ON s.sku_id = l.sku_id
     JOIN sellers se ON se.seller_id = l.seller_id
-    JOIN seller_readiness r ON r.seller_id = l.seller_id
-   WHERE l.deleted_at IS NULL AND l.match_status = 'matched' AND cardinality(r.incomplete) = 0
+   WHERE l.deleted_at IS NULL AND l.match_status = 'matched'
+     AND l.seller_id IN (SELECT seller_id FROM eligible)
      AND ${AVAILABLE_SQL} > 0
      AND ($2::text IS NULL OR $2 = 'express')
      AND ($1::int[] IS NULL OR s.product_id = ANY($1))
@@ -140,7 +140,8 @@ export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{
       GROUP BY ${column}${nameColumn === 'NULL::text' ? '' : `, ${nameColumn}`}`;
   // miss_x: the offer fails filter x (a null field fails every filter on it, as a missing keyword does).
   const sql = `
-    WITH o AS (${SHOWN_OFFERS_SQL}),
+    WITH eligible AS MATERIALIZED (SELECT seller_id FROM seller_readiness WHERE cardinality(incomplete) = 0),
+    o AS (${SHOWN_OFFERS_SQL}),
     m AS (
       SELECT o.*, p.category, p.set_name, p.rarity, p.collector_number,
              NOT coalesce($3::text IS NULL OR p.category = $3, false) AS miss_category,

@@ -65,7 +65,7 @@ async function inSnapshot<T>(pool: Pool, opts: PgReadsOptions, fn: (db: PoolClie
   const db = await connectWithin(pool, opts.connectTimeoutMs);
   try {
     await db.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(opts.statementTimeoutMs))}; SET LOCAL jit = off`,
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(opts.statementTimeoutMs))}; SET LOCAL jit = off; SET LOCAL work_mem = '16MB'`,
     );
     const result = await fn(db);
     await db.query('COMMIT');
