@@ -4,8 +4,16 @@ import type { Pool, PoolClient } from '../src/db/pool.js';
 //
 // Feed ids are assigned at insert but transactions commit in any order, so "id > last" could pass
 // over a row whose transaction commits later. Instead rows are read in (xid, id) order and only
-// from transactions older than the snapshot's xmin, i.e. transactions that have all finished:
-// once the position passes (x, i), no row at or below it can still appear.
+// below a guard: the lowest xid that a transaction of THIS database could still commit with.
+// Once the position passes (x, i), no row at or below it can still appear.
+//
+// The guard is not simply the snapshot's xmin: that is cluster-wide, so a long transaction in
+// another database on the same server would stall the feed. Instead it is the lowest of
+// - the xids of this database's transactions in progress (pg_locks x pg_stat_activity), and
+// - the snapshot's xmax, taken before pg_locks is read: a transaction that gets its xid later
+//   gets one at or above it (xmax is latestCompletedXid + 1, so running xids may lie above it).
+// Rows are then read by a later statement, whose snapshot sees every transaction below the guard
+// that has committed by then; those still in progress below the guard belong to other databases.
 
 type Db = Pool | PoolClient;
 
@@ -26,15 +34,44 @@ export interface FeedRow {
   createdAt: Date;
 }
 
+/** The lowest xid (as xid8 text) a transaction of this database could still commit feed rows with. */
+export async function feedGuard(db: Db): Promise<string> {
+  const { rows } = await db.query(
+    `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax,
+            coalesce(array_agg(l.transactionid::text) FILTER (WHERE l.transactionid IS NOT NULL), '{}') AS xids
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'transactionid' AND l.mode = 'ExclusiveLock' AND l.granted
+        AND a.datname = current_database() AND a.pid <> pg_backend_pid()`,
+  );
+  return lowestXid8(BigInt(rows[0].xmax), (rows[0].xids as string[]).map(BigInt)).toString();
+}
+
+/**
+ * Widens 32-bit xids of running transactions to xid8 in the epoch nearest xmax (a running xid may
+ * lie on either side of xmax, which is latestCompletedXid + 1) and takes the lowest with xmax.
+ */
+export function lowestXid8(xmax: bigint, xids32: bigint[]): bigint {
+  const epochBase = (xmax >> 32n) << 32n;
+  const half = 1n << 31n;
+  let lowest = xmax;
+  for (const x of xids32) {
+    let full = epochBase + x;
+    if (full > xmax + half) full -= 1n << 32n;
+    else if (full < xmax - half) full += 1n << 32n;
+    if (full < lowest) lowest = full;
+  }
+  return lowest;
+}
+
 export async function readFeed(db: Db, after: Position, limit: number): Promise<FeedRow[]> {
+  const guard = await feedGuard(db);
   const { rows } = await db.query(
     `SELECT id, xid::text AS xid, entity, k1, k2, ktext, created_at
        FROM change_feed
-      WHERE (xid, id) > ($1::xid8, $2::bigint)
-        AND xid < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE (xid, id) > ($1::xid8, $2::bigint) AND xid < $3::xid8
       ORDER BY xid, id
-      LIMIT $3`,
-    [after.xid, after.id, limit],
+      LIMIT $4`,
+    [after.xid, after.id, guard, limit],
   );
   return rows.map((r) => ({
     id: r.id,
@@ -54,8 +91,7 @@ export function lastPosition(rows: FeedRow[], fallback: Position): Position {
 
 /** A position no change committed after this call can be at or below (for rebuild start points). */
 export async function horizon(db: Db): Promise<Position> {
-  const { rows } = await db.query(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xid`);
-  return { xid: rows[0].xid, id: 0 };
+  return { xid: await feedGuard(db), id: 0 };
 }
 
 export async function loadCheckpoint(db: Db, consumer: string): Promise<Position | null> {

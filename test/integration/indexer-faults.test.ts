@@ -65,7 +65,7 @@ describe('indexer fault tolerance', () => {
 
     const diff = await diffIndex(ctx.pool, ctx.es, ctx.index.alias);
     expect(diff.expected).toBeGreaterThan(1000);
-    expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }).toEqual({ missing: [], extra: [], stale: [] });
+    expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }, JSON.stringify(diff.samples)).toEqual({ missing: [], extra: [], stale: [] });
   });
 
   it('rebuilds behind the alias while writes continue, with no gap for readers and nothing lost', async () => {
@@ -97,11 +97,12 @@ describe('indexer fault tolerance', () => {
 
       expect(await indicesBehind(c.es, c.index.alias)).toEqual([result.index]);
       expect(result.index).not.toBe(before[0]);
+      expect(result.replayedChanges).toBeGreaterThan(0); // writes landed during the snapshot load
       expect(reads).toBeGreaterThan(10);
       expect(readerFailures).toEqual([]);
       const diff = await diffIndex(c.pool, c.es, c.index.alias);
       expect(diff.expected).toBeGreaterThan(1000);
-      expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }).toEqual({ missing: [], extra: [], stale: [] });
+      expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }, JSON.stringify(diff.samples)).toEqual({ missing: [], extra: [], stale: [] });
     } finally {
       await indexer.stop();
     }

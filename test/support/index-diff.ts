@@ -65,6 +65,8 @@ export interface IndexDiff {
   extra: string[];
   stale: string[];
   expected: number;
+  /** The first stale document, expected and indexed, for the failure message. */
+  samples: { id: string; want: unknown; have: unknown }[];
 }
 
 export async function diffIndex(pool: Pool, es: Client, index: string): Promise<IndexDiff> {
@@ -72,5 +74,6 @@ export async function diffIndex(pool: Pool, es: Client, index: string): Promise<
   const missing = [...want.keys()].filter((id) => !have.has(id));
   const extra = [...have.keys()].filter((id) => !want.has(id));
   const stale = [...want.keys()].filter((id) => have.has(id) && !isDeepStrictEqual(JSON.parse(JSON.stringify(want.get(id))), have.get(id)));
-  return { missing, extra, stale, expected: want.size };
+  const samples = stale.slice(0, 1).map((id) => ({ id, want: want.get(id), have: have.get(id) }));
+  return { missing, extra, stale, expected: want.size, samples };
 }
