@@ -7,7 +7,9 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 export function createPool(databaseUrl: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search' });
+  // JIT compiles the seller_readiness view's plan for ~300 ms per query and never pays back on
+  // these short set-based statements.
+  return new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
 }
 
 /** Runs fn in one transaction; rolls back on any error so nothing is half-written. */

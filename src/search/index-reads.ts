@@ -11,12 +11,13 @@ import type { BuyerReads } from './reads.js';
 export function indexReads(es: Client, alias: string): BuyerReads {
   return {
     async productPage(productId, q) {
+      const header = { allow_partial_search_results: false };
       const res = await es.msearch({
         index: alias,
         searches: [
-          {},
+          header,
           q.offset + q.limit > MAX_WINDOW ? { size: 0, query: { match_none: {} } } : productOffersBody(productId, q),
-          {},
+          header,
           productDocBody(productId),
         ],
       });
@@ -34,7 +35,8 @@ export function indexReads(es: Client, alias: string): BuyerReads {
     },
 
     async search(q, after) {
-      const res = await es.search({ index: alias, ...searchBody(q, after) });
+      // A red index must fail the read (and so trigger Degraded Mode), never answer from part of it.
+      const res = await es.search({ index: alias, allow_partial_search_results: false, ...searchBody(q, after) });
       return searchPage(res.aggregations as Record<string, unknown>, q.limit);
     },
 

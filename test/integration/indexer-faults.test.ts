@@ -10,6 +10,9 @@ import { rebuild } from '../../indexer/rebuild.js';
 import { indicesBehind } from '../../indexer/index-admin.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { ChildProcess } from 'node:child_process';
+import { startEsNode } from '../support/es-node.js';
+import { createEsClient } from '../../src/es/client.js';
+import { startLiveIndexer } from '../../indexer/live.js';
 
 // After a crash or a rebuild under load, the index must equal a fresh computation from
 // PostgreSQL: zero missing, zero extra, zero stale documents.
@@ -105,6 +108,39 @@ describe('indexer fault tolerance', () => {
       expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }, JSON.stringify(diff.samples)).toEqual({ missing: [], extra: [], stale: [] });
     } finally {
       await indexer.stop();
+    }
+  });
+
+  it('catches up after an Elasticsearch crash and restart in the middle of a write burst', async () => {
+    ctx = await seeded();
+    // A throwaway node: the shared cluster must keep serving the other test files.
+    const node = await startEsNode();
+    const es = createEsClient(node.url, 10_000);
+    const indexer = await startLiveIndexer({
+      pool: ctx.pool, es, index: ctx.index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      databaseUrl: ctx.databaseUrl, pollMs: 200,
+    });
+    try {
+      await indexer.idle();
+      let restart: Promise<void> | undefined;
+      await writeBurst(ctx.pool, {
+        transactions: 900,
+        concurrency: 4,
+        seed: 13,
+        onCommit: (n) => {
+          if (n === 200) restart = node.kill().then(() => new Promise((r) => setTimeout(r, 3000))).then(() => node.restart());
+        },
+      });
+      await restart;
+      await caughtUp(ctx.pool, 'live', 120_000);
+      expect(indexer.metrics.errors).toBeGreaterThan(0); // the outage was seen and retried
+      const diff = await diffIndex(ctx.pool, es, ctx.index.alias);
+      expect(diff.expected).toBeGreaterThan(1000);
+      expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }, JSON.stringify(diff.samples)).toEqual({ missing: [], extra: [], stale: [] });
+    } finally {
+      await indexer.stop();
+      await es.close();
+      await node.destroy();
     }
   });
 });

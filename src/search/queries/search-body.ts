@@ -19,8 +19,13 @@ const FACET_FIELD: Record<FacetName, string> = {
 };
 
 export const FACET_SIZE = 100;
-// Counts are exact below this many distinct values per bucket (HyperLogLog++ linear counting).
-const PRECISION = 40_000;
+// HyperLogLog++ counts exactly (linear counting) below its precision threshold and within about 1%
+// above it; memory grows with the threshold for every bucket (40,000 under each facet bucket
+// tripped the 1 GB node's request breaker on a 200,000-listing landing search). Facet values with
+// more than this many products get an approximate count (docs/search-design.md).
+const FACET_PRECISION = 3_000;
+// Distinct stores per product: a handful, so a small threshold stays exact.
+const STORE_PRECISION = 200;
 
 const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
 
@@ -33,7 +38,7 @@ export function searchBody(q: SearchQuery, after: string | null): Record<string,
       aggs: {
         values: {
           terms: { field: FACET_FIELD[f], size: FACET_SIZE, order: [{ products: 'desc' }, { _key: 'asc' }] },
-          aggs: { products: { cardinality: { field: 'productId', precision_threshold: PRECISION } } },
+          aggs: { products: { cardinality: { field: 'productId', precision_threshold: FACET_PRECISION } } },
         },
       },
     };
@@ -55,7 +60,7 @@ export function searchBody(q: SearchQuery, after: string | null): Record<string,
             },
             aggs: {
               fromPrice: { min: { field: 'price' } },
-              sellerCount: { cardinality: { field: 'storeKey', precision_threshold: PRECISION } },
+              sellerCount: { cardinality: { field: 'storeKey', precision_threshold: STORE_PRECISION } },
               sealed: { max: { field: 'isSealed' } },
               native: { filter: { term: { lane: 'native' } } },
               top: { top_hits: { size: 1, _source: ['item'] } },
