@@ -9,8 +9,7 @@ import { prometheusText } from './metrics.js';
 
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'indexer');
-const pool = createPool(env.DATABASE_URL, 6);
-pool.on('error', (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
+const pool = createPool(env.DATABASE_URL, 6, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
 const es = createEsClient(env.ELASTICSEARCH_URL, 30_000);
 const indexer = await startLiveIndexer({ pool, es, index: indexNames(env.INDEX_PREFIX), logger, databaseUrl: env.DATABASE_URL });
 

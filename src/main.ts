@@ -8,7 +8,7 @@ import { routeModules } from './api/routes/index.js';
 
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'api');
-const pool = createPool(env.DATABASE_URL, 20);
+const pool = createPool(env.DATABASE_URL, 20, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
 const app = createApp({ env, pool, es, index: indexNames(env.INDEX_PREFIX), logger }, routeModules);
 

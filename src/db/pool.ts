@@ -6,10 +6,17 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(databaseUrl: string, max = 10): pg.Pool {
+export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void): pg.Pool {
   // JIT compiles the seller_readiness view's plan for ~300 ms per query and never pays back on
   // these short set-based statements.
-  return new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
+  // An idle client whose server went away (restart, failover) emits 'error'; unhandled, that would
+  // kill the process. The pool drops the client; the next query reconnects or fails on its own.
+  pool.on('error', onIdleError ?? (() => undefined));
+  // The same for a client checked out but between queries (e.g. one holding an advisory lock):
+  // its next query fails instead, and the holder releases it as broken.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
 }
 
 /** Runs fn in one transaction; rolls back on any error so nothing is half-written. */

@@ -13,6 +13,13 @@ import type { ChildProcess } from 'node:child_process';
 import { startEsNode } from '../support/es-node.js';
 import { createEsClient } from '../../src/es/client.js';
 import { startLiveIndexer } from '../../indexer/live.js';
+import { startPgNode } from '../support/pg-node.js';
+import { databaseUrlFor } from '../support/db-url.js';
+import { migrateUp } from '../../src/db/migrate.js';
+import { createPool } from '../../src/db/pool.js';
+import { indexNames } from '../../src/es/index-names.js';
+import { inject } from 'vitest';
+import pg from 'pg';
 
 // After a crash or a rebuild under load, the index must equal a fresh computation from
 // PostgreSQL: zero missing, zero extra, zero stale documents.
@@ -141,6 +148,41 @@ describe('indexer fault tolerance', () => {
       await indexer.stop();
       await es.close();
       await node.destroy();
+    }
+  });
+
+  it('catches up after a PostgreSQL crash and restart while it is indexing', async () => {
+    // A throwaway server: restarting the shared one would break the other test files.
+    const node = await startPgNode();
+    const admin = new pg.Client({ connectionString: node.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE market');
+    await admin.end();
+    const databaseUrl = databaseUrlFor(node.url, 'market');
+    await migrateUp(databaseUrl);
+    const pool = createPool(databaseUrl, 8);
+    const es = createEsClient(inject('elasticsearchUrl'), 30_000);
+    const index = indexNames(`${inject('runId')}_pgrestart`);
+    await loadFixture(pool, generateScenario(6, { products: 150, listings: 1500 }).fixture);
+    const indexer = await startLiveIndexer({
+      pool, es, index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), databaseUrl, pollMs: 200,
+    });
+    try {
+      await indexer.idle();
+      await writeBurst(pool, { transactions: 400, concurrency: 4, seed: 14 });
+      // The indexer is still working through the burst when the server goes away.
+      await node.crashAndRestart(2000);
+      await writeBurst(pool, { transactions: 300, concurrency: 4, seed: 15 });
+      await caughtUp(pool, 'live', 120_000);
+      expect(indexer.metrics.errors).toBeGreaterThan(0); // the outage was seen and retried
+      const diff = await diffIndex(pool, es, index.alias);
+      expect(diff.expected).toBeGreaterThan(1000);
+      expect({ missing: diff.missing.slice(0, 5), extra: diff.extra.slice(0, 5), stale: diff.stale.slice(0, 5) }, JSON.stringify(diff.samples)).toEqual({ missing: [], extra: [], stale: [] });
+    } finally {
+      await indexer.stop();
+      await pool.end();
+      await es.close();
+      node.destroy();
     }
   });
 });
