@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from '../src/db/pool.js';
+import { LRUCache } from 'lru-cache';
 import {
   handoffStoreFacts,
   nativeRows,
@@ -8,9 +9,12 @@ import {
   sellerFacts,
   skuFacts,
   variantFacts,
+  type NativeRow,
   type Pair,
 } from '../src/db/offer-source.js';
 import {
+  type ProductFacts,
+  type SellerFacts,
   docId,
   handoffOfferDoc,
   nativeOfferDoc,
@@ -34,25 +38,82 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
+/**
+ * Seller and product facts of ONE snapshot (a REPEATABLE READ transaction), kept across its
+ * chunks: a full rebuild meets each seller in every chunk and each product in about as many chunks
+ * as it has offers, and would otherwise read them again each time. Never share one between
+ * snapshots or with the live indexer, whose reads must see every new commit.
+ */
+export interface SnapshotFacts {
+  sellers: Map<number, SellerFacts | null>;
+  products: LRUCache<number, { facts: ProductFacts | null }>;
+}
+
+export function snapshotFacts(maxProducts = 250_000): SnapshotFacts {
+  return { sellers: new Map(), products: new LRUCache({ max: maxProducts }) };
+}
+
+async function cachedSellers(db: Db, ids: number[], cache: SnapshotFacts | undefined): Promise<Map<number, SellerFacts>> {
+  if (!cache) return sellerFacts(db, ids);
+  const missing = ids.filter((id) => !cache.sellers.has(id));
+  if (missing.length > 0) {
+    const got = await sellerFacts(db, missing);
+    for (const id of missing) cache.sellers.set(id, got.get(id) ?? null);
+  }
+  const out = new Map<number, SellerFacts>();
+  for (const id of ids) {
+    const f = cache.sellers.get(id);
+    if (f) out.set(id, f);
+  }
+  return out;
+}
+
+async function cachedProducts(db: Db, ids: number[], cache: SnapshotFacts | undefined): Promise<Map<number, ProductFacts>> {
+  if (!cache) return productFacts(db, ids);
+  const out = new Map<number, ProductFacts>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const hit = cache.products.get(id);
+    if (hit === undefined) missing.push(id);
+    else if (hit.facts) out.set(id, hit.facts);
+  }
+  if (missing.length > 0) {
+    const got = await productFacts(db, missing);
+    for (const id of missing) {
+      const f = got.get(id) ?? null;
+      cache.products.set(id, { facts: f });
+      if (f) out.set(id, f);
+    }
+  }
+  return out;
+}
+
+/** Offer documents of native rows (live, matched listings with their sku); rows of unknown sellers give none. */
+export async function offerOpsOfRows(db: Db, rows: NativeRow[], poBox: boolean, cache?: SnapshotFacts): Promise<DocOp[]> {
+  const [sellers, products] = await Promise.all([
+    cachedSellers(db, [...new Set(rows.map((r) => r.listing.sellerId))], cache),
+    cachedProducts(db, [...new Set(rows.map((r) => r.sku.productId))], cache),
+  ]);
+  const ops: DocOp[] = [];
+  for (const r of rows) {
+    const seller = sellers.get(r.listing.sellerId);
+    if (!seller) continue;
+    ops.push({
+      id: docId.native(r.listing.sellerId, r.listing.skuId),
+      doc: nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox),
+    });
+  }
+  return ops;
+}
+
 export async function nativeOps(db: Db, pairs: Pair[], poBox: boolean): Promise<DocOp[]> {
   const rows = await nativeRows(
     db,
     pairs.map((p) => p.sellerId),
     pairs.map((p) => p.skuId),
   );
-  const [sellers, products] = await Promise.all([
-    sellerFacts(db, [...new Set(rows.map((r) => r.listing.sellerId))]),
-    productFacts(db, [...new Set(rows.map((r) => r.sku.productId))]),
-  ]);
-  const found = new Set<string>();
-  const ops: DocOp[] = [];
-  for (const r of rows) {
-    const seller = sellers.get(r.listing.sellerId);
-    if (!seller) continue;
-    const id = docId.native(r.listing.sellerId, r.listing.skuId);
-    found.add(id);
-    ops.push({ id, doc: nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox) });
-  }
+  const ops = await offerOpsOfRows(db, rows, poBox);
+  const found = new Set(ops.map((op) => op.id));
   for (const p of pairs) {
     const id = docId.native(p.sellerId, p.skuId);
     if (!found.has(id)) ops.push({ id, doc: null });
@@ -60,13 +121,13 @@ export async function nativeOps(db: Db, pairs: Pair[], poBox: boolean): Promise<
   return ops;
 }
 
-export async function handoffOps(db: Db, variantIds: number[]): Promise<DocOp[]> {
+export async function handoffOps(db: Db, variantIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
   const variants = await variantFacts(db, variantIds);
   const [skus, stores] = await Promise.all([
     skuFacts(db, [...new Set(variants.map((v) => v.skuId))]),
     handoffStoreFacts(db, [...new Set(variants.map((v) => v.storeSlug))]),
   ]);
-  const products = await productFacts(db, [...new Set(variants.map((v) => skus.get(v.skuId)?.productId ?? v.productId))]);
+  const products = await cachedProducts(db, [...new Set(variants.map((v) => skus.get(v.skuId)?.productId ?? v.productId))], cache);
   const found = new Set<number>();
   const ops: DocOp[] = [];
   for (const v of variants) {
@@ -80,25 +141,25 @@ export async function handoffOps(db: Db, variantIds: number[]): Promise<DocOp[]>
   return ops;
 }
 
-export async function productOps(db: Db, productIds: number[]): Promise<DocOp[]> {
-  const products = await productFacts(db, productIds);
+export async function productOps(db: Db, productIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
+  const products = await cachedProducts(db, productIds, cache);
   return productIds.map((id) => {
     const p = products.get(id);
     return { id: docId.product(id), doc: p ? productDoc(p) : null };
   });
 }
 
-export async function skuOps(db: Db, skuIds: number[]): Promise<DocOp[]> {
+export async function skuOps(db: Db, skuIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
   const skus = await skuFacts(db, skuIds);
-  const products = await productFacts(db, [...new Set([...skus.values()].map((s) => s.productId))]);
+  const products = await cachedProducts(db, [...new Set([...skus.values()].map((s) => s.productId))], cache);
   return skuIds.map((id) => {
     const s = skus.get(id);
     return { id: docId.sku(id), doc: s ? skuDoc(s, products.get(s.productId)) : null };
   });
 }
 
-export async function sellerOps(db: Db, sellerIds: number[]): Promise<DocOp[]> {
-  const sellers = await sellerFacts(db, sellerIds);
+export async function sellerOps(db: Db, sellerIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
+  const sellers = await cachedSellers(db, sellerIds, cache);
   return sellerIds.map((id) => {
     const s = sellers.get(id);
     return { id: docId.seller(id), doc: s ? sellerDoc(s) : null };

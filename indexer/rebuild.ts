@@ -1,10 +1,10 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Pool } from '../src/db/pool.js';
+import type { Pool, PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
-import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
-import { CHUNK, handoffOps, nativeOps, productOps, sellerOps, skuOps, type DocOp } from './build-ops.js';
-import { writeOps } from './bulk.js';
+import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
+import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snapshotFacts, type DocOp } from './build-ops.js';
+import { serializeOps, writeSerialized, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from './change-feed.js';
 import { withBatchLock } from './batch-lock.js';
@@ -97,7 +97,17 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   }
 }
 
-/** Writes every document of one REPEATABLE READ snapshot; building the next chunk overlaps writing the last. */
+/** Chunks built and serialized ahead of the bulk request in flight (the writer keeps one in flight). */
+export const SNAPSHOT_PREFETCH = 3;
+/** Bulk requests of a snapshot load in flight at once. */
+export const SNAPSHOT_BULK_CONCURRENCY = 1;
+
+/**
+ * Writes every document of one REPEATABLE READ snapshot. A producer reads and builds chunks and
+ * serializes their bulk bodies up to SNAPSHOT_PREFETCH ahead while the writer sends them one at a
+ * time, so Elasticsearch never waits for PostgreSQL or for document building unless they are the
+ * slower side. Seller and product facts are read once per snapshot (snapshotFacts).
+ */
 async function loadSnapshot(
   pool: Pool,
   es: Client,
@@ -114,37 +124,17 @@ async function loadSnapshot(
     );
     const total = Number(rows[0].total);
     const poBox = await poBoxSuspended(db);
-    let inflight: Promise<void> = Promise.resolve();
-    const emit = async (ops: DocOp[]) => {
-      await inflight;
-      inflight = writeOps(es, name, ops);
-      done += ops.length;
-      onProgress?.({ phase: 'snapshot', done, total });
-    };
-
-    let after: Pair | null = null;
-    for (;;) {
-      const page = await pairsPage(db, after, CHUNK);
-      if (page.length === 0) break;
-      await emit((await nativeOps(db, page, poBox)).filter((op) => op.doc !== null));
-      after = page[page.length - 1]!;
-    }
-    const tables = [
-      ['handoff_variants', handoffOps],
-      ['products', productOps],
-      ['skus', skuOps],
-      ['sellers', sellerOps],
-    ] as const;
-    for (const [table, build] of tables) {
-      let last = 0;
-      for (;;) {
-        const ids = await idsPage(db, table, last, CHUNK);
-        if (ids.length === 0) break;
-        await emit((await build(db, ids)).filter((op) => op.doc !== null));
-        last = ids[ids.length - 1]!;
-      }
-    }
-    await inflight;
+    await pipelined<BulkBody>(
+      async (push) => {
+        for await (const ops of snapshotChunks(db, poBox)) await push(serializeOps(name, ops));
+      },
+      async (body) => {
+        await writeSerialized(es, body);
+        done += body.items;
+        onProgress?.({ phase: 'snapshot', done, total });
+      },
+      SNAPSHOT_PREFETCH,
+    );
     await db.query('COMMIT');
     return done;
   } catch (err) {
@@ -153,4 +143,91 @@ async function loadSnapshot(
   } finally {
     db.release();
   }
+}
+
+/** Every document of the snapshot `db` reads in, as chunks of at most CHUNK (no deletes). */
+export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGenerator<DocOp[]> {
+  const facts = snapshotFacts();
+  let after: Pair | null = null;
+  for (;;) {
+    const page = await nativeRowsPage(db, after, CHUNK);
+    if (page.length === 0) break;
+    yield await offerOpsOfRows(db, page, poBox, facts);
+    const last = page[page.length - 1]!.listing;
+    after = { sellerId: last.sellerId, skuId: last.skuId };
+  }
+  const tables = [
+    ['handoff_variants', handoffOps],
+    ['products', productOps],
+    ['skus', skuOps],
+    ['sellers', sellerOps],
+  ] as const;
+  for (const [table, build] of tables) {
+    let last = 0;
+    for (;;) {
+      const ids = await idsPage(db, table, last, CHUNK);
+      if (ids.length === 0) break;
+      yield (await build(db, ids, facts)).filter((op) => op.doc !== null);
+      last = ids[ids.length - 1]!;
+    }
+  }
+}
+
+/**
+ * Runs `produce` and `consume` side by side: produce's items wait in a queue of at most `depth`
+ * (push waits while it is full); consume takes them in order, SNAPSHOT_BULK_CONCURRENCY at a time.
+ * The first error of either side stops both and is thrown.
+ */
+async function pipelined<T>(
+  produce: (push: (item: T) => Promise<void>) => Promise<void>,
+  consume: (item: T) => Promise<void>,
+  depth: number,
+): Promise<void> {
+  const queue: T[] = [];
+  let ended = false;
+  let failure: { err: unknown } | null = null;
+  let consumers: (() => void)[] = [];
+  let producers: (() => void)[] = [];
+  const wake = (which: 'consumers' | 'producers') => {
+    const ws = which === 'consumers' ? consumers : producers;
+    if (which === 'consumers') consumers = [];
+    else producers = [];
+    for (const w of ws) w();
+  };
+  const fail = (err: unknown) => {
+    failure ??= { err };
+    wake('consumers');
+    wake('producers');
+  };
+
+  const producer = produce(async (item) => {
+    while (queue.length >= depth && !failure) await new Promise<void>((r) => producers.push(r));
+    if (failure) throw failure.err;
+    queue.push(item);
+    wake('consumers');
+  }).then(() => {
+    ended = true;
+    wake('consumers');
+  }, fail);
+
+  const worker = async () => {
+    for (;;) {
+      if (failure) return;
+      const item = queue.shift();
+      if (item === undefined) {
+        if (ended) return;
+        await new Promise<void>((r) => consumers.push(r));
+        continue;
+      }
+      wake('producers');
+      try {
+        await consume(item);
+      } catch (err) {
+        fail(err);
+        return;
+      }
+    }
+  };
+  await Promise.all([producer, ...Array.from({ length: SNAPSHOT_BULK_CONCURRENCY }, worker)]);
+  if (failure) throw (failure as { err: unknown }).err;
 }

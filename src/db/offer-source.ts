@@ -48,6 +48,29 @@ export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]):
   }));
 }
 
+/**
+ * One keyset page of every live, matched listing in (seller_id, sku_id) order, with its catalog
+ * sku and available units: what nativeRows() gives for the same pairs, read as one index range
+ * instead of a page of keys plus one probe per key (full rebuilds).
+ */
+export async function nativeRowsPage(db: Db, after: Pair | null, limit: number): Promise<NativeRow[]> {
+  const { rows } = await db.query(
+    `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
+            s.product_id, s.condition, s.language, s.finish
+       FROM listings l
+       JOIN skus s ON s.sku_id = l.sku_id
+      WHERE ($1::int IS NULL OR (l.seller_id, l.sku_id) > ($1::int, $2::int))
+        AND l.deleted_at IS NULL AND l.match_status = 'matched'
+      ORDER BY l.seller_id, l.sku_id
+      LIMIT $3`,
+    [after?.sellerId ?? null, after?.skuId ?? null, limit],
+  );
+  return rows.map((r) => ({
+    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
+    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
+  }));
+}
+
 export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<number, SellerFacts>> {
   if (sellerIds.length === 0) return new Map();
   const { rows } = await db.query(
