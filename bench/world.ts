@@ -1,0 +1,83 @@
+// Shared set-up of bench:indexer and bench:read-api: a database of their own on the server
+// DATABASE_URL names (created, migrated and loaded with the seeded sample marketplace, or an
+// existing one reused with --db), and helpers to report the machine's load beside every figure.
+import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import pg from 'pg';
+import { loadEnv, type Env } from '../src/config/env.js';
+import { createPool } from '../src/db/pool.js';
+import { migrateUp } from '../src/db/migrate.js';
+import { createSample } from '../src/sample/generate.js';
+import { loadSample } from '../src/sample/pg-load.js';
+
+export interface World {
+  env: Env;
+  dbName: string;
+  dbUrl: string;
+  /** true when this run created (and so may drop) the database. */
+  created: boolean;
+  drop(): Promise<void>;
+}
+
+async function admin(baseUrl: string, sql: string): Promise<void> {
+  const u = new URL(baseUrl);
+  u.pathname = '/postgres';
+  const c = new pg.Client({ connectionString: u.toString() });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * `db` given: that database on the same server, used as it is (it must hold a loaded sample).
+ * Otherwise a fresh `bench_<tag>_<hex>` database is created, migrated, loaded and analyzed.
+ */
+export async function openWorld(opts: { tag: string; db?: string; listings: number; seed: number; log: (m: string) => void }): Promise<World> {
+  const base = loadEnv();
+  const dbName = opts.db ?? `bench_${opts.tag}_${randomBytes(3).toString('hex')}`;
+  if (!/^[a-z0-9_]+$/.test(dbName)) throw new Error(`bad database name ${dbName}`);
+  const u = new URL(base.DATABASE_URL);
+  u.pathname = `/${dbName}`;
+  const dbUrl = u.toString();
+  const created = opts.db === undefined;
+  if (created) {
+    const t0 = performance.now();
+    await admin(base.DATABASE_URL, `CREATE DATABASE ${dbName}`);
+    await migrateUp(dbUrl);
+    const pool = createPool(dbUrl, 2);
+    try {
+      const sample = createSample(opts.listings, opts.seed);
+      await loadSample(pool, sample, { row: () => undefined, done: () => undefined });
+      await pool.query('VACUUM ANALYZE');
+    } finally {
+      await pool.end();
+    }
+    opts.log(`database ${dbName}: sample of ${opts.listings} listings (seed ${opts.seed}) loaded in ${Math.round(performance.now() - t0)} ms`);
+  } else {
+    opts.log(`database ${dbName} reused as it is`);
+  }
+  return {
+    env: { ...base, DATABASE_URL: dbUrl },
+    dbName,
+    dbUrl,
+    created,
+    drop: () => admin(base.DATABASE_URL, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`),
+  };
+}
+
+/** "load 2.31 / 2.80 / 3.02" (1, 5, 15 min averages) for the line of every figure. */
+export function load(): string {
+  return `load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' / ')}`;
+}
+
+export function pct(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
