@@ -29,7 +29,7 @@ import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { poBoxSuspended } from '../src/db/offer-source.js';
 import { rebuild, snapshotChunks, SNAPSHOT_BULK_CONCURRENCY } from '../indexer/rebuild.js';
-import { serializeOps } from '../indexer/bulk.js';
+import { BULK_FILTER_PATH, serializeOps } from '../indexer/bulk.js';
 import { createIndex, finishBulkLoad } from '../indexer/index-admin.js';
 import { horizon, saveCheckpoint } from '../indexer/change-feed.js';
 import { docId } from '../src/search/documents.js';
@@ -116,7 +116,7 @@ try {
       for await (const ops of snapshotChunks(db, poBox)) {
         const s0 = now();
         const body = serializeOps(rawIndex, ops);
-        bodies.push(Buffer.from(`${body.lines.join('\n')}\n`));
+        bodies.push(body.body);
         counts.push(body.items);
         serializeMs += now() - s0;
       }
@@ -148,12 +148,12 @@ try {
     while (nextBody < bodies.length) {
       const body = bodies[nextBody++]!;
       await es.transport
-      .request<{ errors: boolean; items: Record<string, { error?: unknown }>[] }>(
-        { method: 'POST', path: '/_bulk', bulkBody: body, querystring: { refresh: 'false' } },
+      .request<{ errors: boolean; items?: Record<string, { error?: unknown }>[] }>(
+        { method: 'POST', path: '/_bulk', bulkBody: body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
         { requestTimeout: 120_000 },
       )
       .then((res) => {
-        if (res.errors) throw new Error(`raw bulk: item errors, first ${JSON.stringify(res.items.find((i) => Object.values(i)[0]!.error))}`);
+        if (res.errors) throw new Error(`raw bulk: item errors, first ${JSON.stringify(res.items?.find((i) => Object.values(i)[0]!.error))}`);
       });
     }
   };

@@ -11,15 +11,17 @@ export async function writeOps(es: Client, index: string, ops: DocOp[]): Promise
   await writeSerialized(es, serializeOps(index, ops));
 }
 
-/** One bulk request body, already serialized (NDJSON lines), and how many items it holds. */
+/** One bulk request body, already serialized (NDJSON as UTF-8 bytes), and how many items it holds. */
 export interface BulkBody {
-  lines: string[];
+  body: Buffer;
   items: number;
 }
 
 /**
- * The bulk body of these ops: the same NDJSON the client would write for them, made ahead of time
- * so a pipelined writer (rebuild) can serialize the next chunk while the last one is in flight.
+ * The bulk body of these ops: the NDJSON the client's own serializer would write for them, made
+ * ahead of time so a pipelined writer (rebuild) can serialize the next chunk while the last one is
+ * in flight, and handed over as bytes (a string body is scanned once for its length and again to
+ * encode it).
  */
 export function serializeOps(index: string, ops: DocOp[]): BulkBody {
   const lines: string[] = [];
@@ -27,15 +29,31 @@ export function serializeOps(index: string, ops: DocOp[]): BulkBody {
     if (op.doc) lines.push(JSON.stringify({ index: { _index: index, _id: op.id } }), JSON.stringify(op.doc));
     else lines.push(JSON.stringify({ delete: { _index: index, _id: op.id } }));
   }
-  return { lines, items: ops.length };
+  lines.push('');
+  return { body: Buffer.from(lines.join('\n')), items: ops.length };
+}
+
+/**
+ * The response keeps only what the error check reads: a full bulk response repeats index name,
+ * version, shards and seq_no for every item (~200 bytes each) for Elasticsearch to write and this
+ * process to parse.
+ */
+export const BULK_FILTER_PATH = 'errors,items.*._id,items.*.status,items.*.error';
+
+interface BulkItem {
+  _id?: string;
+  status?: number;
+  error?: { type?: string; reason?: string };
 }
 
 export async function writeSerialized(es: Client, body: BulkBody): Promise<void> {
   if (body.items === 0) return;
-  // Strings are sent as they are (the client's NDJSON serializer only stringifies objects).
-  const res = await es.bulk({ operations: body.lines, refresh: false }, { requestTimeout: 120_000 });
+  const res = await es.transport.request<{ errors: boolean; items?: Record<string, BulkItem>[] }>(
+    { method: 'POST', path: '/_bulk', bulkBody: body.body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
+    { requestTimeout: 120_000 },
+  );
   if (!res.errors) return;
-  const failed = res.items
+  const failed = (res.items ?? [])
     .map((item) => Object.values(item)[0]!)
     .filter((r) => r.error && !(r.status === 404));
   if (failed.length > 0) {
