@@ -1,5 +1,6 @@
 import express from 'express';
 import { pinoHttp } from 'pino-http';
+import { stdSerializers } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from './deps.js';
 import { apiVersion } from './middleware/api-version.js';
@@ -22,9 +23,17 @@ export function createApp(deps: AppDeps, modules: RouteModule[]): express.Expres
         return id;
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      // The serializers get the raw request and response: wrapped (the default), every request
+      // first gets a full copy (headers, query, params, address) just for these three fields.
+      wrapSerializers: false,
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id: string; method: string; url: string; originalUrl?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.originalUrl || req.url,
+        }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        err: stdSerializers.err,
       },
     }),
   );
