@@ -46,6 +46,9 @@ export function indexReads(es: Client, alias: string): BuyerReads {
         index: alias,
         ids: lookupIds(body.lines),
         _source_includes: ['offer.price', 'offer.available', 'cart', 'cartSeller'],
+        // Only what is read below: each doc otherwise repeats index name, version, seq_no and
+        // primary term (a cart of 20 lines is 60 docs). Safe for _mget: every doc names its _id.
+        filter_path: ['docs._id', 'docs.found', 'docs._source'],
       });
       const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
       for (const d of res.docs) {
