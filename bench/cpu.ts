@@ -41,26 +41,30 @@ export interface CpuSample {
   nodeMs: number;
   pgMs: number;
   esMs: number;
+  /** CPU ms of an extra process (the API child), when one is watched. */
+  otherMs: number;
 }
 
-export async function cpuMeter(pool: Pool, es: Client): Promise<CpuMeter> {
+export async function cpuMeter(pool: Pool, es: Client, other?: { pid: number; name: string }): Promise<CpuMeter & { otherName?: string }> {
   const { rows } = await pool.query('SELECT pg_backend_pid() AS pid');
   const postmaster = procStat(rows[0].pid)?.ppid ?? -1;
   return {
+    otherName: other?.name,
     async sample() {
       const res = (await es.nodes.stats({ node_id: '_local', metric: 'process' })) as unknown as {
         nodes: Record<string, { process: { cpu: { total_in_millis: number } } }>;
       };
       const esMs = Object.values(res.nodes)[0]?.process.cpu.total_in_millis ?? NaN;
       const u = process.cpuUsage();
-      return { at: performance.now(), nodeMs: (u.user + u.system) / 1000, pgMs: treeMs(postmaster), esMs };
+      return { at: performance.now(), nodeMs: (u.user + u.system) / 1000, pgMs: treeMs(postmaster), esMs, otherMs: other ? treeMs(other.pid) : 0 };
     },
   };
 }
 
 /** "cores busy: node 0.62, postgres 0.31, elasticsearch 0.85" over the interval a..b. */
-export function cpuLine(a: CpuSample, b: CpuSample): string {
+export function cpuLine(a: CpuSample, b: CpuSample, otherName?: string): string {
   const wall = b.at - a.at;
   const f = (x: number) => (x / wall).toFixed(2);
-  return `cores busy over ${(wall / 1000).toFixed(1)} s: this node process ${f(b.nodeMs - a.nodeMs)}, postgres ${f(b.pgMs - a.pgMs)}, elasticsearch ${f(b.esMs - a.esMs)}`;
+  const other = otherName ? `, ${otherName} ${f(b.otherMs - a.otherMs)}` : '';
+  return `cores busy over ${(wall / 1000).toFixed(1)} s: this node process ${f(b.nodeMs - a.nodeMs)}, postgres ${f(b.pgMs - a.pgMs)}, elasticsearch ${f(b.esMs - a.esMs)}${other}`;
 }

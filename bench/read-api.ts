@@ -42,7 +42,9 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '2' },
     lines: { type: 'string', default: '20' },
-    mix: { type: 'string', default: '600' },
+    mix: { type: 'string', default: '400' },
+    /** A second set of runs at this many connections, for latency below saturation (0: none). */
+    'latency-connections': { type: 'string', default: '1' },
     'api-log': { type: 'string' },
     only: { type: 'string' },
   },
@@ -241,18 +243,20 @@ interface RunResult {
   requests: number;
   non2xx: number;
   errors: number;
+  degraded: number;
   cpu: string;
   load: string;
 }
-const cpu = await cpuMeter(pool, es);
-async function run(base: string, reqs: Req[]): Promise<RunResult> {
+const cpu = await cpuMeter(pool, es, { pid: api.pid!, name: 'API process' });
+async function run(base: string, reqs: Req[], connections: number): Promise<RunResult> {
   let next = 0;
+  let degraded = 0;
   const c0 = await cpu.sample();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     autocannon(
       {
         url: base,
-        connections: CONNECTIONS,
+        connections,
         duration: DURATION,
         timeout: 10,
         requests: [
@@ -260,6 +264,10 @@ async function run(base: string, reqs: Req[]): Promise<RunResult> {
             setupRequest: (req) => {
               const r = reqs[next++ % reqs.length]!;
               return { ...req, method: r.method, path: r.path, body: r.body, headers: { ...(r.headers ?? {}) } };
+            },
+            // Both sides pay for reading bodies; only API answers can say degraded.
+            onResponse: (_status: number, body: string) => {
+              if (body.startsWith('{"data"') && body.includes('"degraded":true')) degraded += 1;
             },
           },
         ],
@@ -276,7 +284,8 @@ async function run(base: string, reqs: Req[]): Promise<RunResult> {
     requests: result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpu: cpuLine(c0, c1),
+    degraded,
+    cpu: cpuLine(c0, c1, cpu.otherName),
     load: load(),
   };
 }
@@ -285,23 +294,23 @@ const lines: string[] = [];
 const rows: string[] = [];
 const routes = (['products', 'search', 'lookup'] as const).filter((r) => values.only === undefined || values.only.split(',').includes(r));
 const label = { products: 'GET /products/{id}', search: 'GET /search', lookup: 'POST /lines/lookup' };
+const LAT_CONNECTIONS = Number(values['latency-connections']);
+const settings = [CONNECTIONS, ...(LAT_CONNECTIONS > 0 ? [LAT_CONNECTIONS] : [])];
 for (const route of routes) {
-  // Warm both sides once over the whole mix (JIT, page cache, ES caches) before measuring.
-  for (const r of mixes[route].api.slice(0, 200)) await (await fetch(apiBase + r.path, { method: r.method, body: r.body, headers: r.headers })).arrayBuffer();
-  const esRuns: RunResult[] = [];
-  const apiRuns: RunResult[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const e = await run(esBase, mixes[route].es);
-    esRuns.push(e);
-    log(`${label[route]} ES  round ${round + 1}: ${e.rps.toFixed(0)} req/s, p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}, errors ${e.errors}; ${e.load}; ${e.cpu}`);
-    const a = await run(apiBase, mixes[route].api);
-    apiRuns.push(a);
-    log(`${label[route]} API round ${round + 1}: ${a.rps.toFixed(0)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx}, errors ${a.errors}; ${a.load}; ${a.cpu}`);
-    lines.push(`${label[route]} round ${round + 1}: ES ${e.cpu} | API ${a.cpu}`);
-    rows.push(
-      `| ${label[route]} | ${round + 1} | ${e.p50} / ${e.p99} | ${e.rps.toFixed(0)} | ${a.p50} / ${a.p99} | ${a.rps.toFixed(0)} | ` +
-        `${((a.p50 / e.p50 - 1) * 100).toFixed(0)}% | ${((a.rps / e.rps) * 100).toFixed(0)}% | ${a.non2xx + a.errors + e.non2xx + e.errors} | ${e.load.replace('load ', '')} / ${a.load.replace('load ', '')} |`,
-    );
+  // Warm both sides over part of the mix (JIT, page cache) before measuring.
+  for (const r of mixes[route].api.slice(0, 100)) await (await fetch(apiBase + r.path, { method: r.method, body: r.body, headers: r.headers })).arrayBuffer();
+  for (const connections of settings) {
+    for (let round = 0; round < (connections === CONNECTIONS ? ROUNDS : 1); round++) {
+      const e = await run(esBase, mixes[route].es, connections);
+      log(`${label[route]} c=${connections} ES  round ${round + 1}: ${e.rps.toFixed(0)} req/s, p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}, errors ${e.errors}; ${e.load}; ${e.cpu}`);
+      const a = await run(apiBase, mixes[route].api, connections);
+      log(`${label[route]} c=${connections} API round ${round + 1}: ${a.rps.toFixed(0)} req/s, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx}, errors ${a.errors}, degraded ${a.degraded}; ${a.load}; ${a.cpu}`);
+      lines.push(`${label[route]} c=${connections} round ${round + 1}: ES ${e.cpu} | API ${a.cpu}`);
+      rows.push(
+        `| ${label[route]} | ${connections} | ${round + 1} | ${e.p50} / ${e.p99} | ${e.rps.toFixed(0)} | ${a.p50} / ${a.p99} | ${a.rps.toFixed(0)} | ` +
+          `${((a.p50 / e.p50 - 1) * 100).toFixed(0)}% | ${((a.rps / e.rps) * 100).toFixed(0)}% | ${a.non2xx + a.errors + e.non2xx + e.errors} / ${a.degraded} | ${e.load.replace('load ', '')} ; ${a.load.replace('load ', '')} |`,
+      );
+    }
   }
 }
 
@@ -312,9 +321,9 @@ await pool.end();
 await es.close();
 if (world.created) await world.drop();
 
-console.log(`\n## bench:read-api ${new Date().toISOString()} (${world.dbName}, alias ${alias}; ${CONNECTIONS} connections, ${DURATION} s per run)`);
-console.log('| route | round | ES p50 / p99 ms | ES req/s | API p50 / p99 ms | API req/s | API p50 over ES | API throughput of ES | non-2xx+errors | load ES / API runs |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log(`\n## bench:read-api ${new Date().toISOString()} (${world.dbName}, alias ${alias}; ${DURATION} s per run)`);
+console.log('| route | conns | round | ES p50 / p99 ms | ES req/s | API p50 / p99 ms | API req/s | API p50 over ES | API throughput of ES | non-2xx+errors / degraded | load ES ; API runs |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');
 for (const l of lines) console.log(l);
