@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from './pool.js';
+import { LISTING_AVAILABLE_SQL } from './listings.js';
 import type {
   HandoffStoreFacts,
   ListingFacts,
@@ -13,17 +14,8 @@ import type {
 
 type Db = Pool | PoolClient;
 
-/**
- * Units of a listing held by outstanding holds (DECISIONS.md): the order is created/accepted and no
- * listing write with as_of at or after the order's created_at has superseded it. `l` = listings.
- */
-export const OUTSTANDING_HOLDS_SQL = `
-  coalesce((SELECT sum(h.quantity) FROM holds h JOIN orders o ON o.order_id = h.order_id
-             WHERE h.seller_id = l.seller_id AND h.sku_id = l.sku_id
-               AND o.status IN ('created', 'accepted')
-               AND NOT (l.as_of IS NOT NULL AND l.as_of >= o.created_at)), 0)`;
-
-export const AVAILABLE_SQL = `greatest(0, l.quantity - ${OUTSTANDING_HOLDS_SQL})::int`;
+/** A listing's `available` (quantity minus outstanding holds), defined with the listings table's SQL. */
+export const AVAILABLE_SQL = LISTING_AVAILABLE_SQL;
 
 export interface NativeRow {
   listing: ListingFacts;
