@@ -31,8 +31,9 @@ CREATE TABLE sellers (
   updated_at timestamptz NOT NULL DEFAULT clock_timestamp()
 );
 
--- Prerequisites recorded on the seller's record. SELLER_ACTIVE, VACATION_DISABLED and
--- CURRENT_SELLER_TERMS_ACCEPTED are derived from columns, never stored here.
+-- Prerequisites recorded on the seller's record. SELLER_ACTIVE and VACATION_DISABLED are derived
+-- from columns and never stored here; CURRENT_SELLER_TERMS_ACCEPTED is derived from terms_version
+-- (seller_readiness) and may also be recorded here by ops.
 CREATE TABLE seller_prerequisites (
   seller_id integer NOT NULL REFERENCES sellers ON DELETE CASCADE,
   code text NOT NULL CHECK (code IN (
