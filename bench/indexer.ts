@@ -1,5 +1,5 @@
 // Indexer benchmark (npm run bench:indexer -- [--listings 500000] [--seed 1] [--db NAME]
-//   [--rate 100] [--duration 60] [--poll-ms 50] [--keep-index] [--keep] [--skip-lag]).
+//   [--rate 100] [--duration 60] [--poll-ms 50] [--keep-index] [--keep] [--skip-lag] [--prefix P]).
 //
 // One run, one machine, one sample:
 //  1. rebuild(): the zero-downtime full reindex (indexer/rebuild.ts) from PostgreSQL into a fresh
@@ -17,7 +17,11 @@
 //
 // --db NAME reuses a database that already holds a loaded sample (otherwise one is created, loaded
 // and dropped at the end). --keep-index leaves the alias and its index for bench:read-api (the
-// prefix is printed).
+// prefix is printed). --prefix P runs only the lag phase, on the alias an earlier --keep-index run
+// left. --skip-lag runs only phases 1 and 2.
+//
+// Where the time goes is printed per phase as cores busy (this process, the PostgreSQL server,
+// the Elasticsearch node; other users of the shared servers count too: read them beside the load).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -87,93 +91,93 @@ try {
   let c0 = await cpu.sample();
   let c1 = c0;
   if (!lagOnly) {
-  // ---- 1. rebuild() ----
-  let t0 = now();
-  const r = await rebuild({ pool, es, index, logger: createLogger('silent') });
-  const rebuildMs = now() - t0;
-  c1 = await cpu.sample();
-  const reindexRate = r.docs / (rebuildMs / 1000);
-  const snapshotRate = r.docs / (r.snapshotMs / 1000);
-  summary.push(
-    `rebuild(): ${r.docs} docs in ${(rebuildMs / 1000).toFixed(1)} s = ${Math.round(reindexRate)} docs/s end to end ` +
-      `(snapshot phase ${(r.snapshotMs / 1000).toFixed(1)} s = ${Math.round(snapshotRate)} docs/s; ${r.replayedChanges} changes replayed); ${load()}`,
-  );
-  summary.push(`  ${cpuLine(c0, c1)}`);
-  log(summary.at(-2)!);
+    // ---- 1. rebuild() ----
+    let t0 = now();
+    const r = await rebuild({ pool, es, index, logger: createLogger('silent') });
+    const rebuildMs = now() - t0;
+    c1 = await cpu.sample();
+    const reindexRate = r.docs / (rebuildMs / 1000);
+    const snapshotRate = r.docs / (r.snapshotMs / 1000);
+    summary.push(
+      `rebuild(): ${r.docs} docs in ${(rebuildMs / 1000).toFixed(1)} s = ${Math.round(reindexRate)} docs/s end to end ` +
+        `(snapshot phase ${(r.snapshotMs / 1000).toFixed(1)} s = ${Math.round(snapshotRate)} docs/s; ${r.replayedChanges} changes replayed); ${load()}`,
+    );
+    summary.push(`  ${cpuLine(c0, c1)}`);
+    log(summary.at(-2)!);
 
-  // ---- 2a. the same documents, computed once (timed separately: PostgreSQL + builders only) ----
-  c0 = await cpu.sample();
-  t0 = now();
-  const bodies: Buffer[] = [];
-  const counts: number[] = [];
-  let serializeMs = 0;
-  {
-    // The rebuild's own chunk builder and serializer (indexer/rebuild.ts, indexer/bulk.ts).
-    const db = await pool.connect();
-    try {
-      await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const poBox = await poBoxSuspended(db);
-      for await (const ops of snapshotChunks(db, poBox)) {
-        const s0 = now();
-        const body = serializeOps(rawIndex, ops);
-        bodies.push(body.body);
-        counts.push(body.items);
-        serializeMs += now() - s0;
+    // ---- 2a. the same documents, computed once (timed separately: PostgreSQL + builders only) ----
+    c0 = await cpu.sample();
+    t0 = now();
+    const bodies: Buffer[] = [];
+    const counts: number[] = [];
+    let serializeMs = 0;
+    {
+      // The rebuild's own chunk builder and serializer (indexer/rebuild.ts, indexer/bulk.ts).
+      const db = await pool.connect();
+      try {
+        await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const poBox = await poBoxSuspended(db);
+        for await (const ops of snapshotChunks(db, poBox)) {
+          const s0 = now();
+          const body = serializeOps(rawIndex, ops);
+          bodies.push(body.body);
+          counts.push(body.items);
+          serializeMs += now() - s0;
+        }
+        await db.query('COMMIT');
+      } finally {
+        db.release();
       }
-      await db.query('COMMIT');
-    } finally {
-      db.release();
     }
-  }
-  const buildMs = now() - t0;
-  c1 = await cpu.sample();
-  const rawDocs = counts.reduce((a, b) => a + b, 0);
-  const bytes = bodies.reduce((a, b) => a + b.length, 0);
-  summary.push(
-    `documents alone (same snapshot reads + builders, no Elasticsearch): ${rawDocs} docs in ${(buildMs / 1000).toFixed(1)} s = ` +
-      `${Math.round(rawDocs / (buildMs / 1000))} docs/s, of which NDJSON serialization ${(serializeMs / 1000).toFixed(1)} s; ` +
-      `${bodies.length} bulk bodies, ${(bytes / 1e6).toFixed(0)} MB; ${load()}`,
-  );
-  summary.push(`  ${cpuLine(c0, c1)}`);
-  log(summary.at(-2)!);
-  if (rawDocs !== r.docs) log(`WARNING: rebuild wrote ${r.docs} docs, the precomputed set has ${rawDocs}`);
+    const buildMs = now() - t0;
+    c1 = await cpu.sample();
+    const rawDocs = counts.reduce((a, b) => a + b, 0);
+    const bytes = bodies.reduce((a, b) => a + b.length, 0);
+    summary.push(
+      `documents alone (same snapshot reads + builders, no Elasticsearch): ${rawDocs} docs in ${(buildMs / 1000).toFixed(1)} s = ` +
+        `${Math.round(rawDocs / (buildMs / 1000))} docs/s, of which NDJSON serialization ${(serializeMs / 1000).toFixed(1)} s; ` +
+        `${bodies.length} bulk bodies, ${(bytes / 1e6).toFixed(0)} MB; ${load()}`,
+    );
+    summary.push(`  ${cpuLine(c0, c1)}`);
+    log(summary.at(-2)!);
+    if (rawDocs !== r.docs) log(`WARNING: rebuild wrote ${r.docs} docs, the precomputed set has ${rawDocs}`);
 
-  // ---- 2b. raw _bulk of those bodies into a fresh index with the same settings ----
-  await createIndex(es, rawIndex, { bulkLoad: true });
-  c0 = await cpu.sample();
-  t0 = now();
-  // As many bulk requests in flight as loadSnapshot keeps (SNAPSHOT_BULK_CONCURRENCY).
-  let nextBody = 0;
-  const sender = async () => {
-    while (nextBody < bodies.length) {
-      const body = bodies[nextBody++]!;
-      await es.transport
-      .request<{ errors: boolean; items?: Record<string, { error?: unknown }>[] }>(
-        { method: 'POST', path: '/_bulk', bulkBody: body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
-        { requestTimeout: 120_000 },
-      )
-      .then((res) => {
-        if (res.errors) throw new Error(`raw bulk: item errors, first ${JSON.stringify(res.items?.find((i) => Object.values(i)[0]!.error))}`);
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: SNAPSHOT_BULK_CONCURRENCY }, sender));
-  const rawMs = now() - t0;
-  c1 = await cpu.sample();
-  t0 = now();
-  await finishBulkLoad(es, rawIndex);
-  const refreshMs = now() - t0;
-  const rawRate = rawDocs / (rawMs / 1000);
-  summary.push(`raw _bulk of the same documents: ${rawDocs} docs in ${(rawMs / 1000).toFixed(1)} s = ${Math.round(rawRate)} docs/s (final refresh ${Math.round(refreshMs)} ms not counted); ${load()}`);
-  summary.push(`  ${cpuLine(c0, c1)}`);
-  log(summary.at(-2)!);
-  const counted = (await es.count({ index: rawIndex })).count;
-  if (counted !== rawDocs) log(`WARNING: raw index holds ${counted} docs, expected ${rawDocs}`);
-  await es.indices.delete({ index: rawIndex });
-  summary.push(
-    `RATIO reindex/raw = ${(reindexRate / rawRate).toFixed(2)} (rebuild() end to end), ${(snapshotRate / rawRate).toFixed(2)} (snapshot phase); target >= 0.8`,
-  );
-  log(summary.at(-1)!);
+    // ---- 2b. raw _bulk of those bodies into a fresh index with the same settings ----
+    await createIndex(es, rawIndex, { bulkLoad: true });
+    c0 = await cpu.sample();
+    t0 = now();
+    // As many bulk requests in flight as loadSnapshot keeps (SNAPSHOT_BULK_CONCURRENCY).
+    let nextBody = 0;
+    const sender = async () => {
+      while (nextBody < bodies.length) {
+        const body = bodies[nextBody++]!;
+        await es.transport
+        .request<{ errors: boolean; items?: Record<string, { error?: unknown }>[] }>(
+          { method: 'POST', path: '/_bulk', bulkBody: body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
+          { requestTimeout: 120_000 },
+        )
+        .then((res) => {
+          if (res.errors) throw new Error(`raw bulk: item errors, first ${JSON.stringify(res.items?.find((i) => Object.values(i)[0]!.error))}`);
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: SNAPSHOT_BULK_CONCURRENCY }, sender));
+    const rawMs = now() - t0;
+    c1 = await cpu.sample();
+    t0 = now();
+    await finishBulkLoad(es, rawIndex);
+    const refreshMs = now() - t0;
+    const rawRate = rawDocs / (rawMs / 1000);
+    summary.push(`raw _bulk of the same documents: ${rawDocs} docs in ${(rawMs / 1000).toFixed(1)} s = ${Math.round(rawRate)} docs/s (final refresh ${Math.round(refreshMs)} ms not counted); ${load()}`);
+    summary.push(`  ${cpuLine(c0, c1)}`);
+    log(summary.at(-2)!);
+    const counted = (await es.count({ index: rawIndex })).count;
+    if (counted !== rawDocs) log(`WARNING: raw index holds ${counted} docs, expected ${rawDocs}`);
+    await es.indices.delete({ index: rawIndex });
+    summary.push(
+      `RATIO reindex/raw = ${(reindexRate / rawRate).toFixed(2)} (rebuild() end to end), ${(snapshotRate / rawRate).toFixed(2)} (snapshot phase); target >= 0.8`,
+    );
+    log(summary.at(-1)!);
   }
 
   // ---- 3. commit-to-visible lag under a steady write load ----
