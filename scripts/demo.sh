@@ -39,11 +39,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 say "starting the indexer (log: .stack/demo-indexer.log); it builds the index on first start"
-INDEXER_METRICS_PORT="${INDEXER_METRICS_PORT:-9464}" npx tsx indexer/main.ts > .stack/demo-indexer.log 2>&1 &
+# node --import tsx (not npx/tsx wrappers) so that $! is the process itself and Ctrl-C stops it.
+INDEXER_METRICS_PORT="${INDEXER_METRICS_PORT:-9464}" node --import tsx indexer/main.ts > .stack/demo-indexer.log 2>&1 &
 pids+=($!)
 
 say "starting the API on http://localhost:$PORT (log: .stack/demo-api.log)"
-npx tsx src/main.ts > .stack/demo-api.log 2>&1 &
+node --import tsx src/main.ts > .stack/demo-api.log 2>&1 &
 pids+=($!)
 
 # Ready when the API answers and the index holds the sample: a landing search with results.
