@@ -66,16 +66,18 @@ export function lowestXid8(xmax: bigint, xids32: bigint[]): bigint {
 export async function readFeed(db: Db, after: Position, limit: number): Promise<FeedRow[]> {
   const guard = await feedGuard(db);
   const { rows } = await db.query(
-    `SELECT id, xid::text AS xid, entity, k1, k2, ktext, created_at
-       FROM change_feed
-      WHERE (xid, id) > ($1::xid8, $2::bigint) AND xid < $3::xid8
-      ORDER BY xid, id
+    // The text form gets its own name: ORDER BY prefers output names, and xids ordered as text
+    // ('1000' < '999') would let LIMIT cut rows below the new checkpoint.
+    `SELECT f.id, f.xid::text AS xid_text, f.entity, f.k1, f.k2, f.ktext, f.created_at
+       FROM change_feed f
+      WHERE (f.xid, f.id) > ($1::xid8, $2::bigint) AND f.xid < $3::xid8
+      ORDER BY f.xid, f.id
       LIMIT $4`,
     [after.xid, after.id, guard, limit],
   );
   return rows.map((r) => ({
     id: r.id,
-    xid: r.xid,
+    xid: r.xid_text,
     entity: r.entity,
     k1: r.k1,
     k2: r.k2,
