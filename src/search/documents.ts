@@ -1,4 +1,4 @@
-import type { Offer, Product } from '../api/schemas/buyer.js';
+import type { Offer, Product, SearchItem } from '../api/schemas/buyer.js';
 import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from './policy.js';
 import { productSortKey, terms } from './text.js';
 
@@ -311,5 +311,32 @@ export function sellerDoc(s: SellerFacts): SellerDoc {
     docType: 'seller',
     sellerId: s.sellerId,
     cartSeller: { name: s.storeName, browseEligible: s.browseEligible, vacation: s.vacation },
+  };
+}
+
+/** What search knows of a product's matching offers, whichever store aggregated them. */
+export interface MatchingOffers {
+  fromPrice: number;
+  sellerCount: number;
+  isSealed: boolean;
+  hasNative: boolean;
+}
+
+/** A search item: the product's fields plus its matching offers' aggregates (index and fallback alike). */
+export function searchItem(item: ProductFields['item'], m: MatchingOffers): SearchItem {
+  return {
+    productId: item.productId,
+    name: item.name,
+    set: item.set,
+    category: item.category,
+    rarity: item.rarity,
+    collectorNumber: item.collectorNumber,
+    imageUrl: item.imageUrl,
+    isSealed: m.isSealed,
+    fromPrice: m.fromPrice,
+    sellerCount: m.sellerCount,
+    // Disclosures describe the native lane, so a product offered only by handoff stores has none.
+    disclosures: m.hasNative ? disclosuresFor(item.category) : null,
+    fulfillmentObligation: m.hasNative ? FULFILLMENT_OBLIGATION : null,
   };
 }

@@ -9,8 +9,7 @@ import {
   type FacetRow,
   type ResultRow,
 } from '../db/fallback-source.js';
-import { docId, handoffOfferDoc, nativeOfferDoc, productDoc, productFields, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
-import { FULFILLMENT_OBLIGATION, disclosuresFor } from './policy.js';
+import { docId, handoffOfferDoc, nativeOfferDoc, productDoc, productFields, searchItem, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
 import { FACETS } from './queries/filters.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
@@ -192,23 +191,7 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
           .slice(0, q.limit + 1);
         const shownPage = page.slice(0, q.limit);
         const products = await productFacts(db, shownPage.map((r) => r.productId));
-        const items = shownPage.map((r): SearchItem => {
-          const item = productFields(r.productId, products.get(r.productId)).item;
-          return {
-            productId: item.productId,
-            name: item.name,
-            set: item.set,
-            category: item.category,
-            rarity: item.rarity,
-            collectorNumber: item.collectorNumber,
-            imageUrl: item.imageUrl,
-            isSealed: r.isSealed,
-            fromPrice: r.fromPrice,
-            sellerCount: r.sellerCount,
-            disclosures: r.hasNative ? disclosuresFor(item.category) : null,
-            fulfillmentObligation: r.hasNative ? FULFILLMENT_OBLIGATION : null,
-          };
-        });
+        const items = shownPage.map((r): SearchItem => searchItem(productFields(r.productId, products.get(r.productId)).item, r));
         const nextAfter = page.length > q.limit ? page[q.limit - 1]!.key : null;
         return { items, facets: facetsOf(facets), nextAfter };
       }),

@@ -1,6 +1,5 @@
 import type { Facets, SearchItem } from '../../api/schemas/buyer.js';
-import type { ProductFields } from '../documents.js';
-import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../policy.js';
+import { searchItem, type ProductFields } from '../documents.js';
 import { FACETS } from './filters.js';
 
 interface ProductBucket {
@@ -27,24 +26,14 @@ export interface SearchPage {
 export function searchPage(aggs: Record<string, unknown>, limit: number): SearchPage {
   const results = aggs.results as { products: { buckets: ProductBucket[] } };
   const buckets = results.products.buckets;
-  const items = buckets.slice(0, limit).map((b): SearchItem => {
-    const item = b.top.hits.hits[0]!._source!.item;
-    const hasNative = b.native.doc_count > 0;
-    return {
-      productId: item.productId,
-      name: item.name,
-      set: item.set,
-      category: item.category,
-      rarity: item.rarity,
-      collectorNumber: item.collectorNumber,
-      imageUrl: item.imageUrl,
+  const items = buckets.slice(0, limit).map((b): SearchItem =>
+    searchItem(b.top.hits.hits[0]!._source!.item, {
       isSealed: b.sealed.value === 1,
       fromPrice: b.fromPrice.value ?? 0,
       sellerCount: b.sellerCount.value,
-      disclosures: hasNative ? disclosuresFor(item.category) : null,
-      fulfillmentObligation: hasNative ? FULFILLMENT_OBLIGATION : null,
-    };
-  });
+      hasNative: b.native.doc_count > 0,
+    }),
+  );
   const facets = {} as Facets;
   for (const f of FACETS) {
     const fb = (aggs[`facet_${f}`] as { values: { buckets: FacetBucket[] } }).values.buckets;
