@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { migrateUp } from '../src/db/migrate.js';
@@ -29,6 +28,7 @@ import { product as sampleProduct } from '../src/sample/model.js';
 import { startLiveIndexer } from '../indexer/live.js';
 import { degradedModeFor } from '../src/search/degraded/mode.js';
 import { startEsNode } from '../test/support/es-node.js';
+import { admin } from './world.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,17 +55,6 @@ const baseEnv = loadEnv();
 const dbName = `bench_degraded_${randomBytes(3).toString('hex')}`;
 const dbUrl = new URL(baseEnv.DATABASE_URL);
 dbUrl.pathname = `/${dbName}`;
-async function admin(sql: string): Promise<void> {
-  const u = new URL(baseEnv.DATABASE_URL);
-  u.pathname = '/postgres';
-  const c = new pg.Client({ connectionString: u.toString() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
 const log = (m: string) => console.log(`[bench:degraded] ${m}`);
 const t = () => performance.now();
 
@@ -73,7 +62,7 @@ const t = () => performance.now();
 let t0 = t();
 const node = await startEsNode({ heap: values.heap });
 log(`throwaway Elasticsearch on ${node.url} up in ${Math.round(t() - t0)} ms`);
-await admin(`CREATE DATABASE ${dbName}`);
+await admin(baseEnv.DATABASE_URL, `CREATE DATABASE ${dbName}`);
 await migrateUp(dbUrl.toString());
 const env = {
   ...baseEnv,
@@ -267,5 +256,5 @@ server.close();
 await Promise.allSettled([deps.es.close(), indexerEs.close()]);
 await pool.end();
 await node.destroy();
-if (!values.keep) await admin(`DROP DATABASE ${dbName} WITH (FORCE)`);
+if (!values.keep) await admin(baseEnv.DATABASE_URL, `DROP DATABASE ${dbName} WITH (FORCE)`);
 process.exit(0);

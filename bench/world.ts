@@ -19,7 +19,8 @@ export interface World {
   drop(): Promise<void>;
 }
 
-async function admin(baseUrl: string, sql: string): Promise<void> {
+/** Runs one statement on the server's `postgres` database (create/drop bench databases). */
+export async function admin(baseUrl: string, sql: string): Promise<void> {
   const u = new URL(baseUrl);
   u.pathname = '/postgres';
   const c = new pg.Client({ connectionString: u.toString() });

@@ -76,15 +76,8 @@ export interface ProductFields {
   set: string | null;
   rarity: string | null;
   collectorNumber: string | null;
-  item: {
-    productId: number;
-    name: string | null;
-    set: string | null;
-    category: string | null;
-    rarity: string | null;
-    collectorNumber: string | null;
-    imageUrl: string | null;
-  };
+  /** The product's own fields, for the search item (details are for the product page only). */
+  item: Omit<ProductFacts, 'details'>;
 }
 
 export interface OfferDoc extends ProductFields {
