@@ -3,19 +3,24 @@ import { LRUCache } from 'lru-cache';
 import {
   handoffStoreFacts,
   nativeRows,
+  nativeRowsOfProducts,
   pairsPage,
   poBoxSuspended,
   productFacts,
   sellerFacts,
   skuFacts,
   variantFacts,
+  variantsOfProducts,
   type NativeRow,
   type Pair,
 } from '../src/db/offer-source.js';
 import {
+  type CardFold,
   type ProductFacts,
   type SellerFacts,
+  cardDoc,
   docId,
+  foldOffer,
   handoffOfferDoc,
   nativeOfferDoc,
   productDoc,
@@ -167,23 +172,66 @@ export async function sellerOps(db: Db, sellerIds: number[], cache?: SnapshotFac
 }
 
 /**
- * Every document the targets name, recomputed from PostgreSQL, in chunks small enough for one
- * bulk request each. Targets of the platform switch page through all listings.
+ * The card of each product, from all of its offers as PostgreSQL says they are now; a product
+ * without a shown offer has none (its card is deleted).
  */
-export async function* opsForTargets(db: Db, t: Targets): AsyncGenerator<DocOp[]> {
+export async function cardOps(db: Db, productIds: number[], poBox: boolean): Promise<DocOp[]> {
+  if (productIds.length === 0) return [];
+  const rows = await nativeRowsOfProducts(db, productIds);
+  const variants = await variantsOfProducts(db, productIds);
+  const offers = [...(await offerOpsOfRows(db, rows, poBox)), ...(await handoffOps(db, variants))];
+  const folds = new Map<number, CardFold>();
+  for (const op of offers) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
+  return productIds.map((id) => {
+    const f = folds.get(id);
+    return { id: docId.card(id), doc: f ? cardDoc(f) : null };
+  });
+}
+
+/**
+ * The product ids the index holds now for these offer ids (absent ones are left out). An offer
+ * that moved to another product (its sku was re-pointed) must take its old product's card along.
+ */
+export type IndexedProducts = (offerIds: string[]) => Promise<number[]>;
+
+/**
+ * The chunk's offers preceded by the cards of every product they touch, before and after.
+ * Cards go first: if the process dies between the two writes, the replay still finds the old
+ * product ids in the index (the offers were not written yet) and recomputes those cards again.
+ */
+async function withCards(db: Db, offers: DocOp[], poBox: boolean, indexed: IndexedProducts, scope?: Set<string>): Promise<DocOp[][]> {
+  const inScope = scope ? offers.filter((op) => scope.has(op.id)) : offers;
+  const products = new Set<number>(await indexed(inScope.map((op) => op.id)));
+  for (const op of inScope) if (op.doc?.docType === 'offer') products.add(op.doc.productId);
+  const out = chunks(await cardOps(db, [...products], poBox), CHUNK);
+  out.push(offers);
+  return out;
+}
+
+/**
+ * Every document the targets name, recomputed from PostgreSQL, in chunks small enough for one
+ * bulk request each, with the cards of the products their offers belong to (were and are).
+ * Targets of the platform switch page through all listings; the switch itself changes no card,
+ * so those pages bring cards only for the pairs that also changed.
+ */
+export async function* opsForTargets(db: Db, t: Targets, indexed: IndexedProducts): AsyncGenerator<DocOp[]> {
   const poBox = await poBoxSuspended(db);
   if (t.allNative) {
     let after: Pair | null = null;
     for (;;) {
       const page = await pairsPage(db, after, CHUNK);
       if (page.length === 0) break;
-      for (const p of page) t.pairs.delete(`${p.sellerId}:${p.skuId}`);
-      yield await nativeOps(db, page, poBox);
+      const changed = new Set<string>();
+      for (const p of page) {
+        const key = `${p.sellerId}:${p.skuId}`;
+        if (t.pairs.delete(key)) changed.add(docId.native(p.sellerId, p.skuId));
+      }
+      yield* await withCards(db, await nativeOps(db, page, poBox), poBox, indexed, changed);
       after = page[page.length - 1]!;
     }
   }
-  for (const c of chunks([...t.pairs.values()], CHUNK)) yield await nativeOps(db, c, poBox);
-  for (const c of chunks([...t.variants], CHUNK)) yield await handoffOps(db, c);
+  for (const c of chunks([...t.pairs.values()], CHUNK)) yield* await withCards(db, await nativeOps(db, c, poBox), poBox, indexed);
+  for (const c of chunks([...t.variants], CHUNK)) yield* await withCards(db, await handoffOps(db, c), poBox, indexed);
   for (const c of chunks([...t.products], CHUNK)) yield await productOps(db, c);
   for (const c of chunks([...t.skus], CHUNK)) yield await skuOps(db, c);
   for (const c of chunks([...t.sellers], CHUNK)) yield await sellerOps(db, c);

@@ -2,7 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 import { lastPosition, readFeed, saveCheckpoint, type Position } from './change-feed.js';
 import { fanOut } from './fan-out.js';
-import { opsForTargets } from './build-ops.js';
+import { opsForTargets, type IndexedProducts } from './build-ops.js';
 import { writeOps } from './bulk.js';
 
 export const FEED_BATCH = 5000;
@@ -24,11 +24,32 @@ export async function catchUp(
   if (rows.length === 0) return { position, changes: 0, docs: 0 };
   const targets = await fanOut(pool, rows);
   let docs = 0;
-  for await (const ops of opsForTargets(pool, targets)) {
+  for await (const ops of opsForTargets(pool, targets, indexedProducts(es, target))) {
     await writeOps(es, target, ops);
     docs += ops.length;
   }
   const next = lastPosition(rows, position);
   await saveCheckpoint(pool, consumer, next);
   return { position: next, changes: rows.length, docs };
+}
+
+/** Reads the productId of offer documents as the index holds them now (a realtime get, not a search). */
+export function indexedProducts(es: Client, index: string): IndexedProducts {
+  return async (ids) => {
+    if (ids.length === 0) return [];
+    const res = await es.mget<{ productId: number }>({
+      index,
+      ids,
+      _source_includes: ['productId'],
+      filter_path: ['docs._source', 'docs.error'],
+    });
+    const out: number[] = [];
+    for (const d of res.docs ?? []) {
+      const doc = d as { _source?: { productId?: number }; error?: { type?: string; reason?: string } };
+      // A failed get must fail the batch: skipping it could leave an old product's card stale.
+      if (doc.error) throw new Error(`mget of indexed offers failed: ${doc.error.type} ${doc.error.reason}`);
+      if (doc._source?.productId !== undefined) out.push(doc._source.productId);
+    }
+    return out;
+  };
 }

@@ -46,3 +46,15 @@ export async function swapAlias(es: Client, alias: string, target: string, previ
     ],
   });
 }
+
+/** The document-model version this code writes and reads (mappings/market.json `_meta.version`). */
+export function mappingVersion(): number {
+  return (indexDefinition().mappings as { _meta?: { version?: number } })._meta?.version ?? 1;
+}
+
+/** The lowest `_meta.version` among the indices behind the alias (1 for indices older than the field). */
+export async function indexedVersion(es: Client, alias: string): Promise<number> {
+  const res = await es.indices.getMapping({ index: alias });
+  const versions = Object.values(res).map((m) => (m.mappings._meta as { version?: number } | undefined)?.version ?? 1);
+  return Math.min(...versions);
+}

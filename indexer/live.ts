@@ -7,7 +7,7 @@ import type { Logger } from '../src/lib/logger.js';
 import { feedLag, loadCheckpoint, pruneFeed, START, type Position } from './change-feed.js';
 import { catchUp } from './catch-up.js';
 import { withBatchLock } from './batch-lock.js';
-import { indicesBehind } from './index-admin.js';
+import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
 import { emptyMetrics, type IndexerMetrics } from './metrics.js';
 import { createWake } from './wake.js';
@@ -57,8 +57,15 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
   const subscriber = listen(opts.databaseUrl, logger, () => wake.wake());
 
   async function ensureIndex(): Promise<void> {
-    if ((await indicesBehind(es, index.alias)).length > 0) return;
-    logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
+    if ((await indicesBehind(es, index.alias)).length > 0) {
+      const have = await indexedVersion(es, index.alias);
+      if (have >= mappingVersion()) return;
+      // An index of an older document model (e.g. without product cards) would give wrong
+      // answers to this code's reads: rebuild it; readers keep the old one until the swap.
+      logger.warn({ alias: index.alias, have, want: mappingVersion() }, 'index predates this document model: rebuilding it');
+    } else {
+      logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
+    }
     const r = await rebuild({ pool, es, index, logger });
     logger.info(r, 'initial build done');
   }

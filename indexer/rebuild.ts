@@ -4,6 +4,7 @@ import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
 import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snapshotFacts, type DocOp } from './build-ops.js';
+import { cardDoc, docId, foldOffer, type CardFold } from '../src/search/documents.js';
 import { serializeOps, writeSerialized, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from './change-feed.js';
@@ -120,7 +121,8 @@ async function loadSnapshot(
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const { rows } = await db.query(
       `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
-            + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers) AS total`,
+            + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers)
+            + (SELECT count(*) FROM products) /* cards: at most one per product */ AS total`,
     );
     const total = Number(rows[0].total);
     const poBox = await poBoxSuspended(db);
@@ -145,19 +147,44 @@ async function loadSnapshot(
   }
 }
 
-/** Every document of the snapshot `db` reads in, as chunks of at most CHUNK (no deletes). */
+/**
+ * Every document of the snapshot `db` reads in, as chunks of at most CHUNK (no deletes). Offers
+ * are folded into their products' cards as they stream past (a product's offers are spread over
+ * many chunks); the cards follow the last offer.
+ */
 export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGenerator<DocOp[]> {
   const facts = snapshotFacts();
+  const folds = new Map<number, CardFold>();
+  const folding = (ops: DocOp[]) => {
+    for (const op of ops) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
+    return ops;
+  };
   let after: Pair | null = null;
   for (;;) {
     const page = await nativeRowsPage(db, after, CHUNK);
     if (page.length === 0) break;
-    yield await offerOpsOfRows(db, page, poBox, facts);
+    yield folding(await offerOpsOfRows(db, page, poBox, facts));
     const last = page[page.length - 1]!.listing;
     after = { sellerId: last.sellerId, skuId: last.skuId };
   }
+  let lastVariant = 0;
+  for (;;) {
+    const ids = await idsPage(db, 'handoff_variants', lastVariant, CHUNK);
+    if (ids.length === 0) break;
+    yield folding((await handoffOps(db, ids, facts)).filter((op) => op.doc !== null));
+    lastVariant = ids[ids.length - 1]!;
+  }
+  let cards: DocOp[] = [];
+  for (const f of folds.values()) {
+    cards.push({ id: docId.card(f.fields.item.productId), doc: cardDoc(f) });
+    if (cards.length === CHUNK) {
+      yield cards;
+      cards = [];
+    }
+  }
+  if (cards.length > 0) yield cards;
+  folds.clear();
   const tables = [
-    ['handoff_variants', handoffOps],
     ['products', productOps],
     ['skus', skuOps],
     ['sellers', sellerOps],

@@ -63,6 +63,23 @@ export async function nativeRowsPage(db: Db, after: Pair | null, limit: number):
   }));
 }
 
+/** Live, matched listings of these products (by their sku's product): the offers a product card folds. */
+export async function nativeRowsOfProducts(db: Db, productIds: number[]): Promise<NativeRow[]> {
+  if (productIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
+            s.product_id, s.condition, s.language, s.finish
+       FROM skus s
+       JOIN listings l ON l.sku_id = s.sku_id
+      WHERE s.product_id = ANY($1::int[]) AND l.deleted_at IS NULL AND l.match_status = 'matched'`,
+    [productIds],
+  );
+  return rows.map((r) => ({
+    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
+    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
+  }));
+}
+
 export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<number, SellerFacts>> {
   if (sellerIds.length === 0) return new Map();
   const { rows } = await db.query(
@@ -218,6 +235,19 @@ export async function variantsOf(db: Db, by: { slugs?: string[]; skuIds?: number
   const { rows } = await db.query(
     `SELECT variant_id FROM handoff_variants WHERE store_slug = ANY($1::text[]) OR sku_id = ANY($2::int[])`,
     [by.slugs ?? [], by.skuIds ?? []],
+  );
+  return rows.map((r) => r.variant_id);
+}
+
+/** Handoff variants whose offer belongs to these products: their sku's product, else their own product_id (as handoffOfferDoc decides). */
+export async function variantsOfProducts(db: Db, productIds: number[]): Promise<number[]> {
+  if (productIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT v.variant_id FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id WHERE s.product_id = ANY($1::int[])
+     UNION
+     SELECT v.variant_id FROM handoff_variants v
+      WHERE v.product_id = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = v.sku_id)`,
+    [productIds],
   );
   return rows.map((r) => r.variant_id);
 }

@@ -9,6 +9,8 @@ import { productSortKey, terms } from './text.js';
 //   product p:{productId}   the Product block of the product page.
 //   sku     k:{skuId}       catalog display data for the cart lookup.
 //   seller  s:{sellerId}    name and readiness for the cart lookup.
+//   card    c:{productId}   a product with at least one shown offer, summarizing them all: search
+//           answers unfiltered-by-offer queries (the landing grid) from these, one per product.
 // The wire objects (offer, product, ...) are stored ready-made in non-indexed fields, so reads
 // return them without reassembly.
 
@@ -128,7 +130,23 @@ export interface SellerDoc {
   cartSeller: { name: string; browseEligible: boolean; vacation: boolean };
 }
 
-export type IndexDoc = OfferDoc | ProductDoc | SkuDoc | SellerDoc;
+/**
+ * A product's shown offers folded into one document: the multi-valued offer facets say which
+ * values at least one shown offer has, so a terms aggregation's doc_count is the product count a
+ * facet shows, and `card` is the search item ready-made. Only for queries without offer-level
+ * filters (docs/search-design.md).
+ */
+export interface CardDoc extends Omit<ProductFields, 'item'> {
+  docType: 'card';
+  productId: number;
+  condition: string[];
+  language: string[];
+  finish: string[];
+  sellerFacet: string[];
+  card: SearchItem;
+}
+
+export type IndexDoc = OfferDoc | ProductDoc | SkuDoc | SellerDoc | CardDoc;
 
 export const docId = {
   native: (sellerId: number, skuId: number) => `n:${sellerId}:${skuId}`,
@@ -136,6 +154,7 @@ export const docId = {
   product: (productId: number) => `p:${productId}`,
   sku: (skuId: number) => `k:${skuId}`,
   seller: (sellerId: number) => `s:${sellerId}`,
+  card: (productId: number) => `c:${productId}`,
 };
 
 export function productFields(productId: number, p: ProductFacts | undefined): ProductFields {
@@ -331,5 +350,64 @@ export function searchItem(item: ProductFields['item'], m: MatchingOffers): Sear
     // Disclosures describe the native lane, so a product offered only by handoff stores has none.
     disclosures: m.hasNative ? disclosuresFor(item.category) : null,
     fulfillmentObligation: m.hasNative ? FULFILLMENT_OBLIGATION : null,
+  };
+}
+
+/** What one product's shown offers add up to, built one offer at a time (rebuild streams offers). */
+export interface CardFold {
+  fields: ProductFields;
+  fromPrice: number;
+  stores: Set<string>;
+  isSealed: boolean;
+  hasNative: boolean;
+  condition: Set<string>;
+  language: Set<string>;
+  finish: Set<string>;
+  sellerFacet: Set<string>;
+}
+
+/** Adds one offer document to its product's fold (`folds` by productId); not-shown offers count for nothing. */
+export function foldOffer(folds: Map<number, CardFold>, o: OfferDoc): void {
+  if (!o.shown) return;
+  let f = folds.get(o.productId);
+  if (!f) {
+    const { sortKey, nameTerms, category, set, rarity, collectorNumber, item } = o;
+    f = {
+      fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item },
+      fromPrice: o.price,
+      stores: new Set(),
+      isSealed: false,
+      hasNative: false,
+      condition: new Set(),
+      language: new Set(),
+      finish: new Set(),
+      sellerFacet: new Set(),
+    };
+    folds.set(o.productId, f);
+  }
+  f.fromPrice = Math.min(f.fromPrice, o.price);
+  f.stores.add(o.storeKey);
+  f.isSealed ||= o.isSealed;
+  f.hasNative ||= o.lane === 'native';
+  if (o.condition !== null) f.condition.add(o.condition);
+  if (o.language !== null) f.language.add(o.language);
+  if (o.finish !== null) f.finish.add(o.finish);
+  if (o.sellerFacet !== null) f.sellerFacet.add(o.sellerFacet);
+}
+
+// Sorted, so a recomputed card is byte-identical to the one it replaces (and to a rebuild's).
+const sorted = (s: Set<string>) => [...s].sort();
+
+export function cardDoc(f: CardFold): CardDoc {
+  const { item, ...fields } = f.fields;
+  return {
+    docType: 'card',
+    productId: item.productId,
+    ...fields,
+    condition: sorted(f.condition),
+    language: sorted(f.language),
+    finish: sorted(f.finish),
+    sellerFacet: sorted(f.sellerFacet),
+    card: searchItem(item, { fromPrice: f.fromPrice, sellerCount: f.stores.size, isSealed: f.isSealed, hasNative: f.hasNative }),
   };
 }

@@ -4,6 +4,7 @@ import type { OfferDoc, SellerDoc, SkuDoc } from './documents.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { searchBody } from './queries/search-body.js';
 import { searchPage } from './queries/search-result.js';
+import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
 import { cartLines, lookupIds, type LookupDocs } from './queries/lookup.js';
 import type { BuyerReads } from './reads.js';
 
@@ -36,6 +37,10 @@ export function indexReads(es: Client, alias: string): BuyerReads {
 
     async search(q, after) {
       // A red index must fail the read (and so trigger Degraded Mode), never answer from part of it.
+      if (usesCards(q)) {
+        const res = await es.search({ index: alias, allow_partial_search_results: false, ...cardSearchBody(q, after) });
+        return cardSearchPage(res, q.limit);
+      }
       const res = await es.search({ index: alias, allow_partial_search_results: false, ...searchBody(q, after) });
       return searchPage(res.aggregations as Record<string, unknown>, q.limit);
     },

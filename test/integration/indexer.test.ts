@@ -4,7 +4,8 @@ import { startTestIndexer } from '../support/indexer.js';
 import { eventually } from '../support/eventually.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import type { LiveIndexer } from '../../indexer/live.js';
-import type { OfferDoc } from '../../src/search/documents.js';
+import type { CardDoc, OfferDoc } from '../../src/search/documents.js';
+import { diffIndex } from '../support/index-diff.js';
 
 // Each change a Platform or ops can make must reach the index within 2 s, through the real
 // PostgreSQL triggers, change feed, NOTIFY and bulk writes.
@@ -136,6 +137,42 @@ describe('live indexer', () => {
     await eventually(async () => expect(await shownOfferIds(102)).toEqual([]));
     await ctx.pool.query(`UPDATE listings SET deleted_at = now() WHERE seller_id = 7 AND sku_id = 1002`);
     await eventually(async () => expect(await doc('n:7:1002')).toBeNull());
+  });
+
+  it('keeps product cards in step, including an offer that moves to another product', async () => {
+    const card = async (productId: number) => (await doc(`c:${productId}`)) as unknown as CardDoc | null;
+    // After the steps above only maple's Near Mint copy of 101 is shown, and 102's store is inactive.
+    await eventually(async () => {
+      expect(await card(101)).toMatchObject({
+        docType: 'card', condition: ['Near Mint'], language: ['English'], finish: ['Non-Foil'], sellerFacet: ['maple\u0000Maple Cards'],
+        card: { productId: 101, name: 'Lightning Bölt Remastered', fromPrice: 250, sellerCount: 1, isSealed: false },
+      });
+      expect(await card(102)).toBeNull();
+    });
+    await ctx.pool.query(`UPDATE handoff_stores SET active = true WHERE store_slug = 'north-shop'`);
+    await eventually(async () =>
+      expect(await card(102)).toMatchObject({ sellerFacet: ['north\u0000North Shop'], card: { fromPrice: 900, sellerCount: 1, isSealed: true, disclosures: null } }),
+    );
+    // The handoff variant's sku now belongs to 101: 102 loses its only offer (its card found
+    // through the index's old productId of h:55), 101 gains a sealed offer from a second store.
+    await ctx.pool.query(`UPDATE skus SET product_id = 101 WHERE sku_id = 2001`);
+    await eventually(async () => {
+      expect(await card(102)).toBeNull();
+      expect(await card(101)).toMatchObject({
+        condition: ['Near Mint', 'Unopened'],
+        sellerFacet: ['maple\u0000Maple Cards', 'north\u0000North Shop'],
+        card: { fromPrice: 250, sellerCount: 2, isSealed: true },
+      });
+    });
+    await ctx.pool.query(`UPDATE handoff_variants SET price = 120 WHERE variant_id = 55`);
+    await eventually(async () => expect((await card(101))!.card.fromPrice).toBe(120));
+  });
+
+  it('leaves the index equal to a fresh computation from PostgreSQL', async () => {
+    await indexer.idle();
+    const d = await diffIndex(ctx.pool, ctx.es, ctx.index.alias);
+    expect({ missing: d.missing, extra: d.extra, stale: d.stale, samples: d.samples }).toEqual({ missing: [], extra: [], stale: [], samples: [] });
+    expect(d.expected).toBeGreaterThan(10);
   });
 
   it('reports lag and throughput', () => {

@@ -3,12 +3,14 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Pool } from '../../src/db/pool.js';
 import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../../src/db/offer-source.js';
 import { handoffOps, nativeOps, productOps, sellerOps, skuOps } from '../../indexer/build-ops.js';
+import { cardDoc, docId, foldOffer, type CardFold, type OfferDoc } from '../../src/search/documents.js';
 
 // "Is the index equal to the truth?": every document computed afresh from PostgreSQL, against
 // every document in the index. Used by the fault and reindex tests after a crash or outage.
 
 export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
+  const folds = new Map<number, CardFold>();
   const db = await pool.connect();
   try {
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -29,6 +31,9 @@ export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
         last = ids[ids.length - 1]!;
       }
     }
+    // Cards: every product with a shown offer, folded from the offers computed above.
+    for (const doc of out.values()) if ((doc as { docType: string }).docType === 'offer') foldOffer(folds, doc as OfferDoc);
+    for (const f of folds.values()) out.set(docId.card(f.fields.item.productId), cardDoc(f));
     await db.query('COMMIT');
   } finally {
     db.release();

@@ -1,4 +1,5 @@
 import type { SearchQuery } from '../../api/schemas/buyer.js';
+export type { SearchPage } from './search-result.js';
 import { FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):
@@ -7,7 +8,7 @@ import { FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName 
 // - one filter+terms aggregation per facet, each filtered by every selection except its own
 //   (disjunctive), counting distinct products with a cardinality sub-aggregation.
 
-const FACET_FIELD: Record<FacetName, string> = {
+export const FACET_FIELD: Record<FacetName, string> = {
   category: 'category',
   set: 'set',
   rarity: 'rarity',

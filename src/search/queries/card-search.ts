@@ -1,0 +1,72 @@
+import type { Facets, SearchItem, SearchQuery } from '../../api/schemas/buyer.js';
+import type { CardDoc } from '../documents.js';
+import { FACETS, facetClausesExcept, searchClauses, type Clause } from './filters.js';
+import { FACET_FIELD, FACET_SIZE, type SearchPage } from './search-body.js';
+
+// GET /search over product cards (one document per product with a shown offer; see
+// docs/search-design.md). Without an offer-level filter every shown offer of a product matches,
+// so the card's precomputed fromPrice, sellerCount, isSealed and disclosures are the answer, and
+// a facet value's product count is the doc_count of its bucket: exact, and a pass over one
+// document per product instead of a cardinality per bucket over every offer (the landing grid).
+
+/** Filters that select offers within a product: their answers need the offer documents. */
+export function usesCards(q: SearchQuery): boolean {
+  return q.checkoutMode === 'any' && q.sellerCode === undefined && !q.condition && !q.language && !q.finish;
+}
+
+const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
+
+export function cardSearchBody(q: SearchQuery, after: string | null): Record<string, unknown> {
+  const c = searchClauses(q);
+  const facetAggs: Record<string, unknown> = {};
+  for (const f of FACETS) {
+    facetAggs[`facet_${f}`] = {
+      filter: bool(facetClausesExcept(c, f)),
+      aggs: { values: { terms: { field: FACET_FIELD[f], size: FACET_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
+    };
+  }
+  const selected = facetClausesExcept(c, null);
+  return {
+    // One extra hit tells whether another page exists without a second request.
+    size: q.limit + 1,
+    track_total_hits: false,
+    _source: ['card'],
+    query: bool([{ term: { docType: 'card' } }, ...c.always]),
+    // Facet selections narrow the items but not the other facets' counts (disjunctive facets).
+    ...(selected.length > 0 ? { post_filter: bool(selected) } : {}),
+    // sortKey is unique per product, so it alone is a total order and the cursor (the same key
+    // the offer-level search pages on).
+    sort: [{ sortKey: { order: q.sort === 'name' ? 'asc' : 'desc' } }],
+    ...(after === null ? {} : { search_after: [after] }),
+    aggs: facetAggs,
+  };
+}
+
+interface CardHit {
+  _source: Pick<CardDoc, 'card'>;
+  sort: [string];
+}
+interface CountBucket {
+  key: string;
+  doc_count: number;
+}
+
+/** Shapes the response of cardSearchBody() like searchPage() shapes the offer-level one. */
+export function cardSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, limit: number): SearchPage {
+  const hits = res.hits.hits as CardHit[];
+  const items: SearchItem[] = hits.slice(0, limit).map((h) => h._source.card);
+  const facets = {} as Facets;
+  for (const f of FACETS) {
+    const fb = (res.aggregations![`facet_${f}`] as { values: { buckets: CountBucket[] } }).values.buckets;
+    if (f === 'seller') {
+      facets.seller = fb.map((b) => {
+        const cut = b.key.indexOf('\u0000');
+        return { sellerCode: b.key.slice(0, cut), storeName: b.key.slice(cut + 1), count: b.doc_count };
+      });
+    } else {
+      facets[f] = fb.map((b) => ({ value: b.key, count: b.doc_count }));
+    }
+  }
+  const nextAfter = hits.length > limit ? hits[limit - 1]!.sort[0] : null;
+  return { items, facets, nextAfter };
+}
