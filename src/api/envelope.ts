@@ -36,6 +36,14 @@ export function ok<T>(data: T, extra: { degraded?: boolean } = {}): { success: t
   return extra.degraded ? { success: true, degraded: true, data } : { success: true, data };
 }
 
+/**
+ * The text of `JSON.stringify(ok(data, extra))`, built around `dataJson` (the text of
+ * `JSON.stringify(data)`), so an answer already serialized is not serialized again.
+ */
+export function okJson(dataJson: string, extra: { degraded?: boolean } = {}): string {
+  return extra.degraded ? `{"success":true,"degraded":true,"data":${dataJson}}` : `{"success":true,"data":${dataJson}}`;
+}
+
 export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
   return details === undefined
     ? { success: false, error: { code, message } }

@@ -7,8 +7,43 @@ import { pgReads } from './pg-reads.js';
 import type { BuyerReads } from './reads.js';
 
 export interface Answer<T> {
-  data: T;
-  degraded: boolean;
+  readonly data: T;
+  readonly degraded: boolean;
+  /**
+   * `JSON.stringify(data)`, computed at most once: a good index answer's is the text the
+   * last-good cache keeps, a cached answer's the text it kept (its `data` is only parsed when
+   * read). Routes that send `data` as it is build their response from this text.
+   */
+  json(): string;
+}
+
+/** An answer from its data, its JSON text, or both (at least one). */
+class JsonAnswer<T> implements Answer<T> {
+  #data: T | undefined;
+  #hasData: boolean;
+  #json: string | undefined;
+
+  constructor(
+    readonly degraded: boolean,
+    from: { data: T; json?: string } | { json: string },
+  ) {
+    this.#hasData = 'data' in from;
+    this.#data = 'data' in from ? from.data : undefined;
+    this.#json = from.json;
+  }
+
+  get data(): T {
+    if (!this.#hasData) {
+      this.#data = JSON.parse(this.#json!) as T;
+      this.#hasData = true;
+    }
+    return this.#data as T;
+  }
+
+  json(): string {
+    if (this.#json === undefined) this.#json = JSON.stringify(this.#data);
+    return this.#json;
+  }
 }
 
 type Method = keyof BuyerReads;
@@ -66,18 +101,18 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
   const guardMs = mode.options.queryTimeoutMs + 250;
 
   async function degradedAnswer<M extends Method>(method: M, key: string, args: Parameters<BuyerReads[M]>): Promise<Answer<Result<M>>> {
-    const cached = mode.cache.get<Result<M>>(key);
+    const cached = mode.cache.getJson(key);
     if (cached !== undefined) {
       mode.metrics.cacheHits += 1;
-      return { data: cached, degraded: true };
+      return new JsonAnswer<Result<M>>(true, { json: cached });
     }
     try {
-      const memo = mode.fallbackMemo.get<Result<M>>(key);
+      const memo = mode.fallbackMemo.getJson(key);
       if (memo !== undefined) {
         mode.metrics.fallbacks += 1;
-        return { data: memo, degraded: true };
+        return new JsonAnswer<Result<M>>(true, { json: memo });
       }
-      let running = mode.fallbackInFlight.get(key) as Promise<Result<M>> | undefined;
+      let running = mode.fallbackInFlight.get(key) as Promise<{ data: Result<M>; json: string }> | undefined;
       if (!running) {
         const fn = fallback[method] as (...a: typeof args) => Promise<Result<M>>;
         running = mode.limiter
@@ -86,15 +121,16 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
             return fn(...args);
           })
           .then((data) => {
-            mode.fallbackMemo.set(key, data);
-            return data;
+            const json = JSON.stringify(data);
+            mode.fallbackMemo.setJson(key, json);
+            return { data, json };
           })
           .finally(() => mode.fallbackInFlight.delete(key));
         mode.fallbackInFlight.set(key, running);
       }
-      const data = await running;
+      const done = await running;
       mode.metrics.fallbacks += 1;
-      return { data, degraded: true };
+      return new JsonAnswer<Result<M>>(true, done);
     } catch (err) {
       if (err instanceof ApiError) throw err;
       mode.metrics.fallbackFailures += 1;
@@ -121,8 +157,10 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
           const data = await within(fn(...args), guardMs);
           mode.succeeded(permit);
           mode.metrics.indexAnswers += 1;
-          mode.cache.set(key, data);
-          return { data, degraded: false };
+          // Serialized once: the cache keeps the text the response is then built from.
+          const json = JSON.stringify(data);
+          mode.cache.setJson(key, json);
+          return new JsonAnswer(false, { data, json });
         } catch (err) {
           if (err instanceof ApiError) throw err;
           mode.failed(permit, reasonOf(err));

@@ -57,12 +57,22 @@ export class LastGoodCache {
   }
 
   set(key: string, data: unknown): void {
-    this.lru.set(key, JSON.stringify(data));
+    this.setJson(key, JSON.stringify(data));
   }
 
   get<T>(key: string): T | undefined {
     const json = this.lru.get(key);
     return json === undefined ? undefined : (JSON.parse(json) as T);
+  }
+
+  /** Keeps an answer already serialized (`JSON.stringify` of it): the text a response is built from. */
+  setJson(key: string, json: string): void {
+    this.lru.set(key, json);
+  }
+
+  /** The JSON text kept under `key`, as given to `set`/`setJson`. */
+  getJson(key: string): string | undefined {
+    return this.lru.get(key);
   }
 
   get entries(): number {

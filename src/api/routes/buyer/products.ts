@@ -1,5 +1,6 @@
 import type { RouteModule } from '../../app.js';
-import { ok } from '../../envelope.js';
+import { okJson } from '../../envelope.js';
+import { sendJson } from './send-json.js';
 import { parseOr400 } from '../../validate.js';
 import { productParamsSchema, productQuerySchema } from '../../schemas/buyer.js';
 import type { BuyerService } from '../../../search/buyer-service.js';
@@ -11,6 +12,6 @@ export const productRoutes =
       const { productId } = parseOr400(productParamsSchema, req.params);
       const q = parseOr400(productQuerySchema, req.query);
       const answer = await service.call('productPage', productId, q);
-      res.json(ok(answer.data, { degraded: answer.degraded }));
+      sendJson(res, okJson(answer.json(), { degraded: answer.degraded }));
     });
   };
