@@ -2,7 +2,8 @@
 // this Node process (process.cpuUsage), the PostgreSQL server (postmaster and its backends, from
 // /proc) and the Elasticsearch node (its own process stats). Other users of the shared servers
 // are counted too: read the figures beside the load average.
-import { readFileSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 
@@ -67,4 +68,143 @@ export function cpuLine(a: CpuSample, b: CpuSample, otherName?: string): string 
   const f = (x: number) => (x / wall).toFixed(2);
   const other = otherName ? `, ${otherName} ${f(b.otherMs - a.otherMs)}` : '';
   return `cores busy over ${(wall / 1000).toFixed(1)} s: this node process ${f(b.nodeMs - a.nodeMs)}, postgres ${f(b.pgMs - a.pgMs)}, elasticsearch ${f(b.esMs - a.esMs)}${other}`;
+}
+
+// ---- CPU pinning (bench:read-api --pin) ----
+// On the shared 2-core machine every CPU-millisecond the API (or autocannon) spends is taken
+// from Elasticsearch. Production runs the API on its own hosts; --pin approximates that:
+// Elasticsearch on CPU 0, the API and the load generator on CPU 1.
+
+/** PID of the process with a listening TCP socket on `port` (IPv4 or IPv6), from /proc. */
+export function listeningPid(port: number): number | null {
+  const inodes = new Set<string>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // sl local_address rem_address st ... inode(9); st 0A = LISTEN
+      if (f.length < 10 || f[3] !== '0A') continue;
+      if (parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  if (inodes.size === 0) return null;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${name}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${name}/fd/${fd}`));
+        if (m && inodes.has(m[1]!)) return Number(name);
+      } catch {
+        /* fd closed meanwhile */
+      }
+    }
+  }
+  return null;
+}
+
+function taskset(args: string[]): string {
+  const r = spawnSync('taskset', args, { encoding: 'utf8' });
+  if (r.error) throw new Error(`taskset ${args.join(' ')}: ${r.error.message} (is util-linux installed?)`);
+  if (r.status !== 0) throw new Error(`taskset ${args.join(' ')} failed: ${(r.stderr || r.stdout).trim()}`);
+  return r.stdout.trim();
+}
+
+/** CPU list of a process's main thread, as taskset prints it (e.g. "0,1" or "0-3"). */
+export function cpuAffinity(pid: number): string {
+  const out = taskset(['-c', '-p', String(pid)]);
+  const m = /current affinity list:\s*(\S+)/.exec(out);
+  if (!m) throw new Error(`cannot read the CPU affinity of pid ${pid}: ${out}`);
+  return m[1]!;
+}
+
+/** Sets the CPU list of every thread of `pid` (taskset -a). */
+export function setCpuAffinity(pid: number, cpus: string): void {
+  taskset(['-a', '-p', '-c', cpus, String(pid)]);
+}
+
+export function threadCount(pid: number): number {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
+}
+
+export interface Pinning {
+  esPid: number;
+  /** Elasticsearch's CPU list before pinning, restored by unpin(). */
+  esBefore: string;
+  /** One line for logs and result headers. */
+  describe(): string;
+  /** Pins another process (all its threads) to the load side's CPU (the API child). */
+  pinLoad(pid: number, name: string): void;
+  /** Restores Elasticsearch's CPU list; idempotent, synchronous (safe in an 'exit' handler). */
+  unpin(): void;
+}
+
+/**
+ * Pins the Elasticsearch server (the process listening on the port of `esUrl`, all threads) to
+ * CPU `esCpu` and this process (all threads; children spawned later inherit it) to `loadCpu`.
+ * Call unpin() when done; pin() also restores on exit, SIGINT, SIGTERM and SIGHUP.
+ */
+export function pin(esUrl: string, opts: { esCpu?: number; loadCpu?: number; log?: (m: string) => void } = {}): Pinning {
+  const esCpu = String(opts.esCpu ?? 0);
+  const loadCpu = String(opts.loadCpu ?? 1);
+  const log = opts.log ?? (() => undefined);
+  const u = new URL(esUrl);
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  const esPid = listeningPid(port);
+  if (esPid === null) throw new Error(`--pin: no process listens on port ${port} (${esUrl}); is Elasticsearch running on this machine?`);
+  const comm = readFileSync(`/proc/${esPid}/comm`, 'utf8').trim();
+  if (comm !== 'java') log(`warning: the process listening on port ${port} is '${comm}' (pid ${esPid}), not java`);
+  const esBefore = cpuAffinity(esPid);
+  const loads: string[] = [];
+  let pinned = true;
+  const unpin = () => {
+    if (!pinned) return;
+    pinned = false;
+    try {
+      setCpuAffinity(esPid, esBefore);
+      log(`unpinned: Elasticsearch (pid ${esPid}) back on CPUs ${esBefore}`);
+    } catch (err) {
+      console.error(`[pin] could not restore Elasticsearch's CPUs (${esBefore}): ${(err as Error).message}; run: taskset -a -p -c ${esBefore} ${esPid}`);
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    unpin();
+    process.kill(process.pid, signal);
+  };
+  process.once('exit', unpin);
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, onSignal);
+  try {
+    setCpuAffinity(esPid, esCpu);
+    setCpuAffinity(process.pid, loadCpu);
+  } catch (err) {
+    unpin();
+    throw err;
+  }
+  loads.push(`this process (autocannon) pid ${process.pid}`);
+  log(`pinned: Elasticsearch (java pid ${esPid}, ${threadCount(esPid)} threads) to CPU ${esCpu} (was ${esBefore}); this process (autocannon, pid ${process.pid}) to CPU ${loadCpu}`);
+  return {
+    esPid,
+    esBefore,
+    describe: () => `pinned: Elasticsearch (pid ${esPid}) on CPU ${esCpu}; ${loads.join(', ')} on CPU ${loadCpu}`,
+    pinLoad(pid, name) {
+      setCpuAffinity(pid, loadCpu);
+      loads.unshift(`${name} pid ${pid}`);
+      log(`pinned: ${name} (pid ${pid}, ${threadCount(pid)} threads) to CPU ${loadCpu}`);
+    },
+    unpin,
+  };
 }

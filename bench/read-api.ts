@@ -1,5 +1,5 @@
 // Read API benchmark (npm run bench:read-api -- [--db NAME --prefix P] [--listings 500000] [--seed 1]
-//   [--duration 20] [--connections 8] [--rounds 2] [--lines 20] [--mix 600] [--api-log FILE]).
+//   [--duration 20] [--connections 8] [--rounds 2] [--lines 20] [--mix 600] [--api-log FILE] [--pin]).
 //
 // The buyer API runs as its own process (`node --import tsx src/main.ts`, i.e. `npm run api`, with
 // PORT, DATABASE_URL, INDEX_PREFIX and a public rate limit high enough never to answer 429), over
@@ -13,6 +13,12 @@
 // connections). Runs alternate ES, API, ES, API... per route.
 //
 // Without --db/--prefix a database is created, loaded, indexed with rebuild() and dropped after.
+//
+// --pin (Linux, >= 2 CPUs, taskset): for the whole run Elasticsearch (the java process listening
+// on ELASTICSEARCH_URL's port, all threads) is pinned to CPU 0, and the API child and this process
+// (autocannon) to CPU 1, so the API's CPU is no longer taken from Elasticsearch (production runs
+// the API on its own hosts). Elasticsearch's previous CPUs are restored on exit, error or Ctrl-C.
+// Without it the three share all CPUs. The output header says which topology was measured.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -28,7 +34,8 @@ import { indexReads } from '../src/search/index-reads.js';
 import { decodeSearchCursor } from '../src/search/cursor.js';
 import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/api/schemas/buyer.js';
 import { rebuild } from '../indexer/rebuild.js';
-import { cpuLine, cpuMeter } from './cpu.js';
+import { cpuLine, cpuMeter, pin, type Pinning } from './cpu.js';
+import { loadEnv } from '../src/config/env.js';
 import { load, openWorld, sleep } from './world.js';
 
 const { values } = parseArgs({
@@ -47,6 +54,7 @@ const { values } = parseArgs({
     'latency-connections': { type: 'string', default: '1' },
     'api-log': { type: 'string' },
     only: { type: 'string' },
+    pin: { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(values.duration);
@@ -56,6 +64,10 @@ const LINES = Number(values.lines);
 const MIX = Number(values.mix);
 const log = (m: string) => console.log(`[bench:read-api] ${m}`);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// Pinned first, so the whole run (set-up included) is measured in one topology.
+const pinning: Pinning | null = values.pin ? pin(loadEnv().ELASTICSEARCH_URL, { esCpu: 0, loadCpu: 1, log }) : null;
+const topology = pinning ? pinning.describe : () => 'not pinned: Elasticsearch, the API and autocannon share all CPUs';
 
 const world = await openWorld({ tag: 'readapi', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
 const env = world.env;
@@ -91,6 +103,9 @@ const api: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.
   stdio: ['ignore', values['api-log'] ? 'pipe' : 'ignore', 'inherit'],
 });
 if (values['api-log']) api.stdout!.pipe(createWriteStream(values['api-log']));
+// An error or Ctrl-C must not leave the API running (nor Elasticsearch pinned: see pin()).
+process.once('exit', () => api.kill('SIGTERM'));
+pinning?.pinLoad(api.pid!, 'API');
 for (let i = 0; ; i++) {
   try {
     const res = await fetch(`${apiBase}/search?limit=1`);
@@ -101,7 +116,7 @@ for (let i = 0; ; i++) {
   if (i > 100) throw new Error('API did not come up');
   await sleep(200);
 }
-log(`API (pid ${api.pid}) on ${apiBase}, index ${alias}; ${load()}`);
+log(`API (pid ${api.pid}) on ${apiBase}, index ${alias}; ${load()}; ${topology()}`);
 
 // ---- capture the Elasticsearch request of each buyer read, from the API's own read code ----
 interface Req {
@@ -324,8 +339,9 @@ if (ownIndex) await es.indices.delete({ index: indexNames(prefix).pattern }).cat
 await pool.end();
 await es.close();
 if (world.created) await world.drop();
+pinning?.unpin();
 
-console.log(`\n## bench:read-api ${new Date().toISOString()} (${world.dbName}, alias ${alias}; ${DURATION} s per run)`);
+console.log(`\n## bench:read-api ${new Date().toISOString()} (${world.dbName}, alias ${alias}; ${DURATION} s per run; ${topology()})`);
 console.log('| route | conns | round | ES p50 / p99 (mean) ms | ES req/s | API p50 / p99 (mean) ms | API req/s | API p50 over ES | API throughput of ES | non-2xx+errors / degraded | load ES ; API runs |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
