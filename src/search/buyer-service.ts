@@ -70,13 +70,20 @@ class QueryTimeout extends Error {
 
 /** Guards against anything that outlives the client's own request timeout. */
 function within<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new QueryTimeout(ms)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  // One promise and one timer per read (a race plus finally made four promises).
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new QueryTimeout(ms)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 function reasonOf(err: unknown): string {

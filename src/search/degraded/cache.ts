@@ -10,12 +10,39 @@ import { LRUCache } from 'lru-cache';
  * given as [a, b] and one given as [b, a] are different requests, as in the query string).
  */
 export function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : stableJson(v))).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  // Plain loops and string appends: this runs on every buyer read (a 20-line cart is 21 objects),
+  // and the entries/filter/sort/map/join chain allocated several arrays per object.
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null'; // as JSON.stringify
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(value) ?? 'null';
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      out += (i === 0 ? '' : ',') + (v === undefined ? 'null' : stableJson(v));
+    }
+    return `${out}]`;
+  }
+  const obj = value as Record<string, unknown>;
+  // Default sort: by UTF-16 code units, the same order as comparing the strings with < and >.
+  const keys = Object.keys(obj).sort();
+  let out = '{';
+  for (const k of keys) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(k)}:${stableJson(v)}`;
+  }
+  return `${out}}`;
 }
 
 /**
