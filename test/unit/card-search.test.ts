@@ -10,7 +10,8 @@ describe('usesCards', () => {
     expect(usesCards(q({}))).toBe(true);
     expect(usesCards(q({ keyword: 'bolt', category: 'Magic', set: 'Alpha', rarity: 'Rare', collectorNumber: ['1', '2'] }))).toBe(true);
     expect(usesCards(q({ checkoutMode: 'any' }))).toBe(true);
-    for (const raw of [{ condition: 'Near Mint' }, { language: 'English' }, { finish: 'Foil' }, { sellerCode: 'maple' }, { checkoutMode: 'express' }, { checkoutMode: 'manual' }]) {
+    const offerLevel: Record<string, string>[] = [{ condition: 'Near Mint' }, { language: 'English' }, { finish: 'Foil' }, { sellerCode: 'maple' }, { checkoutMode: 'express' }, { checkoutMode: 'manual' }];
+    for (const raw of offerLevel) {
       expect(usesCards(q(raw)), JSON.stringify(raw)).toBe(false);
     }
   });
