@@ -497,6 +497,17 @@ cmd_up() {
   echo "ELASTICSEARCH_URL=$ES_URL"
 }
 
+# The Elasticsearch distribution alone (unpacked under .stack/es), for tests that start throwaway
+# nodes when the stack itself comes from ELASTICSEARCH_URL / DATABASE_URL.
+cmd_fetch_es() {
+  mkdir -p "$STACK"
+  lock
+  ensure_user
+  ensure_dirs
+  ensure_traversal
+  es_fetch
+}
+
 cmd_down() {
   if [ ! -d "$STACK" ]; then
     log "nothing to stop ($STACK does not exist)"
@@ -519,8 +530,9 @@ case "${1:-}" in
 up) cmd_up ;;
 down) cmd_down ;;
 status) cmd_status || true ;;
+fetch-es) cmd_fetch_es ;;
 *)
-  echo "usage: bash scripts/stack.sh up|down|status" >&2
+  echo "usage: bash scripts/stack.sh up|down|status|fetch-es" >&2
   exit 2
   ;;
 esac

@@ -23,6 +23,8 @@ const ES_VERSION = process.env.ES_VERSION ?? '9.2.4';
 const SVC_USER = process.env.STACK_USER ?? 'mpstack';
 const isRoot = process.getuid?.() === 0;
 
+let fetched = false;
+
 /** The ES home to copy from, or a zip to unpack: the same places scripts/stack.sh uses, then /tmp/esdl. */
 export function findDistribution(): { home: string } | { zip: string } {
   const homes = [
@@ -33,6 +35,13 @@ export function findDistribution(): { home: string } | { zip: string } {
   for (const h of homes) if (existsSync(path.join(h, 'bin/elasticsearch')) && existsSync(path.join(h, 'lib'))) return { home: h };
   const zips = [path.join(root, '.stack/dist', `elasticsearch-${ES_VERSION}.zip`), path.join('/tmp/esdl', `elasticsearch-${ES_VERSION}.zip`)];
   for (const z of zips) if (existsSync(z) && statSync(z).size > 0) return { zip: z };
+  // The stack came from ELASTICSEARCH_URL (no local install): fetch the distribution once, as
+  // scripts/stack.sh up would, instead of failing the fault tests on a fresh machine.
+  if (!fetched) {
+    fetched = true;
+    execFileSync('bash', [path.join(root, 'scripts/stack.sh'), 'fetch-es'], { stdio: 'inherit', env: { ...process.env, ES_VERSION } });
+    return findDistribution();
+  }
   throw new Error(`no Elasticsearch ${ES_VERSION} distribution: run scripts/stack.sh up (or set ES_NODE_HOME)`);
 }
 
