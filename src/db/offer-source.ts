@@ -22,6 +22,23 @@ export interface NativeRow {
   sku: SkuFacts;
 }
 
+/** One row of the native-offer queries below (they all select the same columns). */
+function nativeRow(r: {
+  seller_id: number;
+  sku_id: number;
+  price: number;
+  available: number;
+  product_id: number;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+}): NativeRow {
+  return {
+    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
+    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
+  };
+}
+
 /** Live, matched listings among the given pairs, with their catalog sku and available units. */
 export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]): Promise<NativeRow[]> {
   if (sellerIds.length === 0) return [];
@@ -34,10 +51,7 @@ export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]):
       WHERE l.deleted_at IS NULL AND l.match_status = 'matched'`,
     [sellerIds, skuIds],
   );
-  return rows.map((r) => ({
-    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
-    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
-  }));
+  return rows.map(nativeRow);
 }
 
 /**
@@ -57,10 +71,7 @@ export async function nativeRowsPage(db: Db, after: Pair | null, limit: number):
       LIMIT $3`,
     [after?.sellerId ?? null, after?.skuId ?? null, limit],
   );
-  return rows.map((r) => ({
-    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
-    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
-  }));
+  return rows.map(nativeRow);
 }
 
 /** Live, matched listings of these products (by their sku's product): the offers a product card folds. */
@@ -74,10 +85,7 @@ export async function nativeRowsOfProducts(db: Db, productIds: number[]): Promis
       WHERE s.product_id = ANY($1::int[]) AND l.deleted_at IS NULL AND l.match_status = 'matched'`,
     [productIds],
   );
-  return rows.map((r) => ({
-    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
-    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
-  }));
+  return rows.map(nativeRow);
 }
 
 export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<number, SellerFacts>> {
