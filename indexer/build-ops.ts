@@ -18,6 +18,7 @@ import {
   type CardFold,
   type ProductFacts,
   type SellerFacts,
+  type VariantFacts,
   cardDoc,
   docId,
   foldOffer,
@@ -127,22 +128,26 @@ export async function nativeOps(db: Db, pairs: Pair[], poBox: boolean): Promise<
 }
 
 export async function handoffOps(db: Db, variantIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
-  const variants = await variantFacts(db, variantIds);
+  const ops = await handoffOpsOfVariants(db, await variantFacts(db, variantIds), cache);
+  const found = new Set(ops.map((op) => op.id));
+  for (const id of variantIds) if (!found.has(docId.handoff(id))) ops.push({ id: docId.handoff(id), doc: null });
+  return ops;
+}
+
+/** Offer documents of variants already read; variants of unknown stores give none. */
+async function handoffOpsOfVariants(db: Db, variants: VariantFacts[], cache?: SnapshotFacts): Promise<DocOp[]> {
   const [skus, stores] = await Promise.all([
     skuFacts(db, [...new Set(variants.map((v) => v.skuId))]),
     handoffStoreFacts(db, [...new Set(variants.map((v) => v.storeSlug))]),
   ]);
   const products = await cachedProducts(db, [...new Set(variants.map((v) => skus.get(v.skuId)?.productId ?? v.productId))], cache);
-  const found = new Set<number>();
   const ops: DocOp[] = [];
   for (const v of variants) {
     const store = stores.get(v.storeSlug);
     if (!store) continue;
     const sku = skus.get(v.skuId);
-    found.add(v.variantId);
     ops.push({ id: docId.handoff(v.variantId), doc: handoffOfferDoc(v, sku, store, products.get(sku?.productId ?? v.productId)) });
   }
-  for (const id of variantIds) if (!found.has(id)) ops.push({ id: docId.handoff(id), doc: null });
   return ops;
 }
 
@@ -179,7 +184,7 @@ export async function cardOps(db: Db, productIds: number[], poBox: boolean): Pro
   if (productIds.length === 0) return [];
   const rows = await nativeRowsOfProducts(db, productIds);
   const variants = await variantsOfProducts(db, productIds);
-  const offers = [...(await offerOpsOfRows(db, rows, poBox)), ...(await handoffOps(db, variants))];
+  const offers = [...(await offerOpsOfRows(db, rows, poBox)), ...(await handoffOpsOfVariants(db, variants))];
   const folds = new Map<number, CardFold>();
   for (const op of offers) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
   return productIds.map((id) => {

@@ -1,6 +1,5 @@
 import type { PoolClient } from './pool.js';
-import { AVAILABLE_SQL, type NativeRow } from './offer-source.js';
-import type { VariantFacts } from '../search/documents.js';
+import { AVAILABLE_SQL } from './offer-source.js';
 import { SEALED_CONDITION } from '../search/policy.js';
 
 // Set-based source queries of the PostgreSQL fallback (Degraded Mode, src/search/pg-reads.ts).
@@ -9,47 +8,6 @@ import { SEALED_CONDITION } from '../search/policy.js';
 // offers that mirrors, column for column, the fields nativeOfferDoc / handoffOfferDoc index.
 
 type Db = PoolClient;
-
-/** Every live, matched native listing of a product's skus (shown or not: the builders decide). */
-export async function nativeRowsOfProduct(db: Db, productId: number): Promise<NativeRow[]> {
-  const { rows } = await db.query(
-    `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
-            s.product_id, s.condition, s.language, s.finish
-       FROM skus s
-       JOIN listings l ON l.sku_id = s.sku_id
-      WHERE s.product_id = $1 AND l.deleted_at IS NULL AND l.match_status = 'matched'`,
-    [productId],
-  );
-  return rows.map((r) => ({
-    listing: { sellerId: r.seller_id, skuId: r.sku_id, price: r.price, available: r.available },
-    sku: { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
-  }));
-}
-
-/**
- * Every handoff variant whose offer belongs to the product: the catalog sku's product when the
- * sku is known, else the variant's own product_id (as handoffOfferDoc decides).
- */
-export async function variantsOfProduct(db: Db, productId: number): Promise<VariantFacts[]> {
-  const { rows } = await db.query(
-    `SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
-       FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id
-      WHERE s.product_id = $1
-     UNION ALL
-     SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
-       FROM handoff_variants v
-      WHERE v.product_id = $1 AND NOT EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = v.sku_id)`,
-    [productId],
-  );
-  return rows.map((r) => ({
-    variantId: r.variant_id,
-    storeSlug: r.store_slug,
-    skuId: r.sku_id,
-    productId: r.product_id,
-    price: r.price,
-    quantity: r.quantity,
-  }));
-}
 
 /**
  * Catalog products whose NFKD-decomposed name matches every pattern: a cheap superset filter for

@@ -74,7 +74,7 @@ export async function nativeRowsPage(db: Db, after: Pair | null, limit: number):
   return rows.map(nativeRow);
 }
 
-/** Live, matched listings of these products (by their sku's product): the offers a product card folds. */
+/** Every live, matched listing of these products' skus (shown or not: the builders decide): a product page, a card. */
 export async function nativeRowsOfProducts(db: Db, productIds: number[]): Promise<NativeRow[]> {
   if (productIds.length === 0) return [];
   const { rows } = await db.query(
@@ -158,6 +158,10 @@ export async function skuFacts(db: Db, skuIds: number[]): Promise<Map<number, Sk
   );
 }
 
+function variantRow(r: { variant_id: number; store_slug: string; sku_id: number; product_id: number; price: number; quantity: number }): VariantFacts {
+  return { variantId: r.variant_id, storeSlug: r.store_slug, skuId: r.sku_id, productId: r.product_id, price: r.price, quantity: r.quantity };
+}
+
 export async function variantFacts(db: Db, variantIds: number[]): Promise<VariantFacts[]> {
   if (variantIds.length === 0) return [];
   const { rows } = await db.query(
@@ -165,14 +169,7 @@ export async function variantFacts(db: Db, variantIds: number[]): Promise<Varian
        FROM handoff_variants WHERE variant_id = ANY($1::int[])`,
     [variantIds],
   );
-  return rows.map((r) => ({
-    variantId: r.variant_id,
-    storeSlug: r.store_slug,
-    skuId: r.sku_id,
-    productId: r.product_id,
-    price: r.price,
-    quantity: r.quantity,
-  }));
+  return rows.map(variantRow);
 }
 
 export async function handoffStoreFacts(db: Db, slugs: string[]): Promise<Map<string, HandoffStoreFacts>> {
@@ -247,17 +244,24 @@ export async function variantsOf(db: Db, by: { slugs?: string[]; skuIds?: number
   return rows.map((r) => r.variant_id);
 }
 
-/** Handoff variants whose offer belongs to these products: their sku's product, else their own product_id (as handoffOfferDoc decides). */
-export async function variantsOfProducts(db: Db, productIds: number[]): Promise<number[]> {
+/**
+ * Every handoff variant whose offer belongs to these products: the catalog sku's product when the
+ * sku is known, else the variant's own product_id (as handoffOfferDoc decides). The two branches
+ * are disjoint.
+ */
+export async function variantsOfProducts(db: Db, productIds: number[]): Promise<VariantFacts[]> {
   if (productIds.length === 0) return [];
   const { rows } = await db.query(
-    `SELECT v.variant_id FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id WHERE s.product_id = ANY($1::int[])
-     UNION
-     SELECT v.variant_id FROM handoff_variants v
+    `SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
+       FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id
+      WHERE s.product_id = ANY($1::int[])
+     UNION ALL
+     SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
+       FROM handoff_variants v
       WHERE v.product_id = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = v.sku_id)`,
     [productIds],
   );
-  return rows.map((r) => r.variant_id);
+  return rows.map(variantRow);
 }
 
 /** Keyset page over every listing, for full rebuilds and platform-wide changes. */

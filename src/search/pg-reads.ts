@@ -1,11 +1,18 @@
 import type { Facets, SearchItem } from '../api/schemas/buyer.js';
 import type { Pool, PoolClient } from '../db/pool.js';
-import { handoffStoreFacts, nativeRows, poBoxSuspended, productFacts, sellerFacts, skuFacts } from '../db/offer-source.js';
 import {
-  nativeRowsOfProduct,
+  handoffStoreFacts,
+  nativeRows,
+  nativeRowsOfProducts,
+  poBoxSuspended,
+  productFacts,
+  sellerFacts,
+  skuFacts,
+  variantsOfProducts,
+} from '../db/offer-source.js';
+import {
   productsNamedLike,
   searchAggregates,
-  variantsOfProduct,
   type FacetRow,
   type ResultRow,
 } from '../db/fallback-source.js';
@@ -120,8 +127,8 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
   return {
     productPage: (productId, q) =>
       inSnapshot(pool, opts, async (db) => {
-        const natives = await nativeRowsOfProduct(db, productId);
-        const variants = await variantsOfProduct(db, productId);
+        const natives = await nativeRowsOfProducts(db, [productId]);
+        const variants = await variantsOfProducts(db, [productId]);
         const poBox = await poBoxSuspended(db);
         const sellers = await sellerFacts(db, uniq(natives.map((r) => r.listing.sellerId)));
         const skus = await skuFacts(db, uniq(variants.map((v) => v.skuId)));

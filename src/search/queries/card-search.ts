@@ -1,7 +1,8 @@
 import type { Facets, SearchItem, SearchQuery } from '../../api/schemas/buyer.js';
 import type { CardDoc } from '../documents.js';
 import { FACETS, facetClausesExcept, searchClauses, type Clause } from './filters.js';
-import { FACET_FIELD, FACET_SIZE, type SearchPage } from './search-body.js';
+import { FACET_FIELD, FACET_SIZE } from './search-body.js';
+import { sellerFacetValue, type SearchPage } from './search-result.js';
 
 // GET /search over product cards (one document per product with a shown offer; see
 // docs/search-design.md). Without an offer-level filter every shown offer of a product matches,
@@ -59,10 +60,7 @@ export function cardSearchPage(res: { hits: { hits: unknown[] }; aggregations?: 
   for (const f of FACETS) {
     const fb = (res.aggregations![`facet_${f}`] as { values: { buckets: CountBucket[] } }).values.buckets;
     if (f === 'seller') {
-      facets.seller = fb.map((b) => {
-        const cut = b.key.indexOf('\u0000');
-        return { sellerCode: b.key.slice(0, cut), storeName: b.key.slice(cut + 1), count: b.doc_count };
-      });
+      facets.seller = fb.map((b) => sellerFacetValue(b.key, b.doc_count));
     } else {
       facets[f] = fb.map((b) => ({ value: b.key, count: b.doc_count }));
     }

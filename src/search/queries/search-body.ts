@@ -1,5 +1,4 @@
 import type { SearchQuery } from '../../api/schemas/buyer.js';
-export type { SearchPage } from './search-result.js';
 import { FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):

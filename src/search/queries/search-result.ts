@@ -38,14 +38,17 @@ export function searchPage(aggs: Record<string, unknown>, limit: number): Search
   for (const f of FACETS) {
     const fb = (aggs[`facet_${f}`] as { values: { buckets: FacetBucket[] } }).values.buckets;
     if (f === 'seller') {
-      facets.seller = fb.map((b) => {
-        const cut = b.key.indexOf('\u0000');
-        return { sellerCode: b.key.slice(0, cut), storeName: b.key.slice(cut + 1), count: b.products.value };
-      });
+      facets.seller = fb.map((b) => sellerFacetValue(b.key, b.products.value));
     } else {
       facets[f] = fb.map((b) => ({ value: b.key, count: b.products.value }));
     }
   }
   const nextAfter = buckets.length > limit ? buckets[limit - 1]!.key.key : null;
   return { items, facets, nextAfter };
+}
+
+/** A seller facet bucket: its key is sellerCode + U+0000 + storeName (ties order by sellerCode). */
+export function sellerFacetValue(key: string, count: number): Facets['seller'][number] {
+  const cut = key.indexOf('\u0000');
+  return { sellerCode: key.slice(0, cut), storeName: key.slice(cut + 1), count };
 }
