@@ -44,6 +44,29 @@ export interface CpuSample {
   esMs: number;
   /** CPU ms of an extra process (the API child), when one is watched. */
   otherMs: number;
+  /** Per CPU, from /proc/stat: ticks busy (anything but idle and iowait), of which in the kernel (system, irq, softirq, steal). */
+  cpus: { busy: number; kernel: number; total: number }[];
+}
+
+/**
+ * Busy ticks per CPU. Process figures miss work charged to no process (softirq time of the
+ * loopback network path on kernels with IRQ time accounting, steal on a VM): this says whether a
+ * CPU as a whole was saturated.
+ */
+function perCpu(): CpuSample['cpus'] {
+  try {
+    return readFileSync('/proc/stat', 'utf8')
+      .split('\n')
+      .filter((l) => /^cpu\d+ /.test(l))
+      .map((l) => {
+        // user nice system idle iowait irq softirq steal
+        const [user, nice, system, idle, iowait, irq, softirq, steal] = l.split(/\s+/).slice(1, 9).map(Number) as number[];
+        const total = user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!;
+        return { busy: total - idle! - iowait!, kernel: system! + irq! + softirq! + steal!, total };
+      });
+  } catch {
+    return [];
+  }
 }
 
 export async function cpuMeter(pool: Pool, es: Client, other?: { pid: number; name: string }): Promise<CpuMeter & { otherName?: string }> {
@@ -57,7 +80,7 @@ export async function cpuMeter(pool: Pool, es: Client, other?: { pid: number; na
       };
       const esMs = Object.values(res.nodes)[0]?.process.cpu.total_in_millis ?? NaN;
       const u = process.cpuUsage();
-      return { at: performance.now(), nodeMs: (u.user + u.system) / 1000, pgMs: treeMs(postmaster), esMs, otherMs: other ? treeMs(other.pid) : 0 };
+      return { at: performance.now(), nodeMs: (u.user + u.system) / 1000, pgMs: treeMs(postmaster), esMs, otherMs: other ? treeMs(other.pid) : 0, cpus: perCpu() };
     },
   };
 }
@@ -67,7 +90,16 @@ export function cpuLine(a: CpuSample, b: CpuSample, otherName?: string): string 
   const wall = b.at - a.at;
   const f = (x: number) => (x / wall).toFixed(2);
   const other = otherName ? `, ${otherName} ${f(b.otherMs - a.otherMs)}` : '';
-  return `cores busy over ${(wall / 1000).toFixed(1)} s: this node process ${f(b.nodeMs - a.nodeMs)}, postgres ${f(b.pgMs - a.pgMs)}, elasticsearch ${f(b.esMs - a.esMs)}${other}`;
+  const cpus = b.cpus
+    .map((c, i) => {
+      const a0 = a.cpus[i];
+      if (!a0 || c.total === a0.total) return '';
+      const t = c.total - a0.total;
+      return `cpu${i} ${((c.busy - a0.busy) / t).toFixed(2)} (kernel ${((c.kernel - a0.kernel) / t).toFixed(2)})`;
+    })
+    .filter(Boolean)
+    .join(', ');
+  return `cores busy over ${(wall / 1000).toFixed(1)} s: this node process ${f(b.nodeMs - a.nodeMs)}, postgres ${f(b.pgMs - a.pgMs)}, elasticsearch ${f(b.esMs - a.esMs)}${other}${cpus ? `; whole CPUs: ${cpus}` : ''}`;
 }
 
 // ---- CPU pinning (bench:read-api --pin) ----

@@ -1,5 +1,5 @@
 // Read API benchmark (npm run bench:read-api -- [--db NAME --prefix P] [--listings 500000] [--seed 1]
-//   [--duration 20] [--connections 8] [--rounds 2] [--lines 20] [--mix 600] [--api-log FILE] [--pin]).
+//   [--duration 20] [--connections 8] [--rounds 2] [--lines 20] [--mix 600] [--api-log FILE] [--pin] [--floor]).
 //
 // The buyer API runs as its own process (`node --import tsx src/main.ts`, i.e. `npm run api`, with
 // PORT, DATABASE_URL, INDEX_PREFIX and a public rate limit high enough never to answer 429), over
@@ -19,6 +19,10 @@
 // (autocannon) to CPU 1, so the API's CPU is no longer taken from Elasticsearch (production runs
 // the API on its own hosts). Elasticsearch's previous CPUs are restored on exit, error or Ctrl-C.
 // Without it the three share all CPUs. The output header says which topology was measured.
+//
+// --floor: each round also sends the Elasticsearch side's requests through bench/pass-through.ts
+// (its own process, beside the API), a proxy that forwards bytes and parses nothing: the share of
+// the API's overhead that is the extra hop itself rather than the API's own work.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
@@ -55,6 +59,8 @@ const { values } = parseArgs({
     'api-log': { type: 'string' },
     only: { type: 'string' },
     pin: { type: 'boolean', default: false },
+    /** Also measure bench/pass-through.ts (Elasticsearch behind a proxy that parses nothing). */
+    floor: { type: 'boolean', default: false },
   },
 });
 const DURATION = Number(values.duration);
@@ -117,6 +123,32 @@ for (let i = 0; ; i++) {
   await sleep(200);
 }
 log(`API (pid ${api.pid}) on ${apiBase}, index ${alias}; ${load()}; ${topology()}`);
+
+// ---- the floor: the same hop, nothing parsed (--floor) ----
+let floorBase: string | null = null;
+let floorProc: ChildProcess | null = null;
+if (values.floor) {
+  const floorPort = port + 1;
+  floorProc = spawn(process.execPath, ['--import', 'tsx', 'bench/pass-through.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(floorPort), ELASTICSEARCH_URL: env.ELASTICSEARCH_URL },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  process.once('exit', () => floorProc?.kill('SIGTERM'));
+  pinning?.pinLoad(floorProc.pid!, 'pass-through proxy');
+  floorBase = `http://127.0.0.1:${floorPort}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${floorBase}/_cluster/health`);
+      break;
+    } catch {
+      /* not up yet */
+    }
+    if (i > 100) throw new Error('pass-through proxy did not come up');
+    await sleep(200);
+  }
+  log(`pass-through proxy (pid ${floorProc.pid}) on ${floorBase}`);
+}
 
 // ---- capture the Elasticsearch request of each buyer read, from the API's own read code ----
 interface Req {
@@ -311,6 +343,7 @@ async function run(base: string, reqs: Req[], connections: number): Promise<RunR
 
 const lines: string[] = [];
 const rows: string[] = [];
+const floorRows: string[] = [];
 const routes = (['products', 'search', 'lookup'] as const).filter((r) => values.only === undefined || values.only.split(',').includes(r));
 const label = { products: 'GET /products/{id}', search: 'GET /search', lookup: 'POST /lines/lookup' };
 const LAT_CONNECTIONS = Number(values['latency-connections']);
@@ -322,9 +355,12 @@ for (const route of routes) {
     for (let round = 0; round < (connections === CONNECTIONS ? ROUNDS : 1); round++) {
       const e = await run(esBase, mixes[route].es, connections);
       log(`${label[route]} c=${connections} ES  round ${round + 1}: ${e.rps.toFixed(0)} req/s, mean ${e.mean.toFixed(2)} ms, p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}, errors ${e.errors}; ${e.load}; ${e.cpu}`);
+      const f = floorBase ? await run(floorBase, mixes[route].es, connections) : null;
+      if (f) log(`${label[route]} c=${connections} pass-through round ${round + 1}: ${f.rps.toFixed(0)} req/s, mean ${f.mean.toFixed(2)} ms, p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}; ${f.cpu}`);
       const a = await run(apiBase, mixes[route].api, connections);
       log(`${label[route]} c=${connections} API round ${round + 1}: ${a.rps.toFixed(0)} req/s, mean ${a.mean.toFixed(2)} ms, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx} (5xx ${a.fiveXX}), errors ${a.errors}, degraded ${a.degraded}; ${a.load}; ${a.cpu}`);
       lines.push(`${label[route]} c=${connections} round ${round + 1}: ES ${e.cpu} | API ${a.cpu}`);
+      if (f) floorRows.push(`| ${label[route]} | ${connections} | ${round + 1} | ${e.p50} (${e.mean.toFixed(1)}) | ${e.rps.toFixed(0)} | ${f.p50} (${f.mean.toFixed(1)}) | ${f.rps.toFixed(0)} | ${((f.mean / e.mean - 1) * 100).toFixed(0)}% | ${((f.rps / e.rps) * 100).toFixed(0)}% | ${a.p50} (${a.mean.toFixed(1)}) | ${a.rps.toFixed(0)} | ${((a.rps / e.rps) * 100).toFixed(0)}% |`);
       rows.push(
         `| ${label[route]} | ${connections} | ${round + 1} | ${e.p50} / ${e.p99} (${e.mean.toFixed(1)}) | ${e.rps.toFixed(0)} | ${a.p50} / ${a.p99} (${a.mean.toFixed(1)}) | ${a.rps.toFixed(0)} | ` +
           `${((a.p50 / e.p50 - 1) * 100).toFixed(0)}% (mean ${((a.mean / e.mean - 1) * 100).toFixed(0)}%) | ${((a.rps / e.rps) * 100).toFixed(0)}% | ${a.non2xx + a.errors + e.non2xx + e.errors} / ${a.degraded} | ${e.load.replace('load ', '')} ; ${a.load.replace('load ', '')} |`,
@@ -335,6 +371,7 @@ for (const route of routes) {
 
 api.kill('SIGTERM');
 await new Promise((r) => api.once('exit', r));
+floorProc?.kill('SIGTERM');
 if (ownIndex) await es.indices.delete({ index: indexNames(prefix).pattern }).catch(() => undefined);
 await pool.end();
 await es.close();
@@ -346,5 +383,12 @@ console.log('| route | conns | round | ES p50 / p99 (mean) ms | ES req/s | API p
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');
+if (floorRows.length) {
+  console.log('\nThe same Elasticsearch requests through bench/pass-through.ts (a proxy that parses nothing):');
+  console.log('| route | conns | round | ES p50 (mean) ms | ES req/s | pass-through p50 (mean) ms | pass-through req/s | pass-through mean over ES | pass-through throughput of ES | API p50 (mean) ms | API req/s | API throughput of ES |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of floorRows) console.log(r);
+  console.log('');
+}
 for (const l of lines) console.log(l);
 process.exit(0);
