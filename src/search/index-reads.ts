@@ -21,17 +21,22 @@ export function indexReads(es: Client, alias: string): BuyerReads {
           header,
           productDocBody(productId),
         ],
+        // Only the sources (a page is up to 100 offers of ~1 kB; each hit otherwise also carries
+        // index name, id, score and its 4 sort values). `status` keeps every response in the
+        // array: without it a response with no hits is dropped and the product moves to [0].
+        filter_path: ['responses.status', 'responses.error', 'responses.hits.hits._source'],
       });
       const [offersRes, productRes] = res.responses as {
+        status?: number;
         error?: unknown;
-        hits: { hits: { _source: { offer?: Offer; product?: Product } }[] };
+        hits?: { hits: { _source: { offer?: Offer; product?: Product } }[] };
       }[];
       if (!offersRes || !productRes || offersRes.error || productRes.error) {
-        throw new Error(`product page query failed: ${JSON.stringify(offersRes?.error ?? productRes?.error)}`);
+        throw new Error(`product page query failed: ${JSON.stringify(offersRes?.error ?? productRes?.error ?? res)}`);
       }
       return {
-        offers: offersRes.hits.hits.map((h) => h._source.offer!),
-        product: productRes.hits.hits[0]?._source.product ?? null,
+        offers: (offersRes.hits?.hits ?? []).map((h) => h._source.offer!),
+        product: productRes.hits?.hits[0]?._source.product ?? null,
       };
     },
 
