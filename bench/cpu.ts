@@ -179,20 +179,22 @@ export interface Pinning {
   esBefore: string;
   /** One line for logs and result headers. */
   describe(): string;
-  /** Pins another process (all its threads) to the load side's CPU (the API child). */
-  pinLoad(pid: number, name: string): void;
+  /** Pins another process (all its threads) to the API's CPU (the API child, the pass-through proxy). */
+  pinApi(pid: number, name: string): void;
   /** Restores Elasticsearch's CPU list; idempotent, synchronous (safe in an 'exit' handler). */
   unpin(): void;
 }
 
 /**
  * Pins the Elasticsearch server (the process listening on the port of `esUrl`, all threads) to
- * CPU `esCpu` and this process (all threads; children spawned later inherit it) to `loadCpu`.
- * Call unpin() when done; pin() also restores on exit, SIGINT, SIGTERM and SIGHUP.
+ * CPU `esCpu` and this process (the load generator; all threads) to `benchCpu`; pinApi() puts
+ * the API side on `apiCpu`. Call unpin() when done; pin() also restores on exit, SIGINT, SIGTERM
+ * and SIGHUP.
  */
-export function pin(esUrl: string, opts: { esCpu?: number; loadCpu?: number; log?: (m: string) => void } = {}): Pinning {
+export function pin(esUrl: string, opts: { esCpu?: number; apiCpu?: number; benchCpu?: number; log?: (m: string) => void } = {}): Pinning {
   const esCpu = String(opts.esCpu ?? 0);
-  const loadCpu = String(opts.loadCpu ?? 1);
+  const apiCpu = String(opts.apiCpu ?? 1);
+  const loadCpu = String(opts.benchCpu ?? apiCpu);
   const log = opts.log ?? (() => undefined);
   const u = new URL(esUrl);
   const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
@@ -201,7 +203,7 @@ export function pin(esUrl: string, opts: { esCpu?: number; loadCpu?: number; log
   const comm = readFileSync(`/proc/${esPid}/comm`, 'utf8').trim();
   if (comm !== 'java') log(`warning: the process listening on port ${port} is '${comm}' (pid ${esPid}), not java`);
   const esBefore = cpuAffinity(esPid);
-  const loads: string[] = [];
+  const apis: string[] = [];
   let pinned = true;
   const unpin = () => {
     if (!pinned) return;
@@ -226,16 +228,17 @@ export function pin(esUrl: string, opts: { esCpu?: number; loadCpu?: number; log
     unpin();
     throw err;
   }
-  loads.push(`this process (autocannon) pid ${process.pid}`);
   log(`pinned: Elasticsearch (java pid ${esPid}, ${threadCount(esPid)} threads) to CPU ${esCpu} (was ${esBefore}); this process (autocannon, pid ${process.pid}) to CPU ${loadCpu}`);
   return {
     esPid,
     esBefore,
-    describe: () => `pinned: Elasticsearch (pid ${esPid}) on CPU ${esCpu}; ${loads.join(', ')} on CPU ${loadCpu}`,
-    pinLoad(pid, name) {
-      setCpuAffinity(pid, loadCpu);
-      loads.unshift(`${name} pid ${pid}`);
-      log(`pinned: ${name} (pid ${pid}, ${threadCount(pid)} threads) to CPU ${loadCpu}`);
+    describe: () =>
+      `pinned: Elasticsearch (pid ${esPid}) on CPU ${esCpu}; ${apis.join(', ')} on CPU ${apiCpu}; ` +
+      `autocannon (this process, pid ${process.pid}) on CPU ${loadCpu}${loadCpu === esCpu ? ', with Elasticsearch' : loadCpu === apiCpu ? ', with the API' : ''}`,
+    pinApi(pid, name) {
+      setCpuAffinity(pid, apiCpu);
+      apis.push(`${name} pid ${pid}`);
+      log(`pinned: ${name} (pid ${pid}, ${threadCount(pid)} threads) to CPU ${apiCpu}`);
     },
     unpin,
   };

@@ -19,6 +19,9 @@
 // (autocannon) to CPU 1, so the API's CPU is no longer taken from Elasticsearch (production runs
 // the API on its own hosts). Elasticsearch's previous CPUs are restored on exit, error or Ctrl-C.
 // Without it the three share all CPUs. The output header says which topology was measured.
+// --load-with es: autocannon on CPU 0 with Elasticsearch instead, so the API has CPU 1 to itself.
+// Its cost (~0.1-0.15 ms of CPU a request) then weighs on Elasticsearch equally in the direct
+// and the API runs, where with the default it weighs on the API's side of the ratio only.
 //
 // --floor: each round also sends the Elasticsearch side's requests through bench/pass-through.ts
 // (its own process, beside the API), a proxy that forwards bytes and parses nothing: the share of
@@ -59,6 +62,8 @@ const { values } = parseArgs({
     'api-log': { type: 'string' },
     only: { type: 'string' },
     pin: { type: 'boolean', default: false },
+    /** With --pin: the CPU autocannon shares, 'api' (default) or 'es'. */
+    'load-with': { type: 'string', default: 'api' },
     /** Also measure bench/pass-through.ts (Elasticsearch behind a proxy that parses nothing). */
     floor: { type: 'boolean', default: false },
   },
@@ -72,7 +77,10 @@ const log = (m: string) => console.log(`[bench:read-api] ${m}`);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Pinned first, so the whole run (set-up included) is measured in one topology.
-const pinning: Pinning | null = values.pin ? pin(loadEnv().ELASTICSEARCH_URL, { esCpu: 0, loadCpu: 1, log }) : null;
+if (!['api', 'es'].includes(values['load-with']!)) throw new Error(`--load-with: 'api' or 'es', not '${values['load-with']}'`);
+const pinning: Pinning | null = values.pin
+  ? pin(loadEnv().ELASTICSEARCH_URL, { esCpu: 0, apiCpu: 1, benchCpu: values['load-with'] === 'es' ? 0 : 1, log })
+  : null;
 const topology = pinning ? pinning.describe : () => 'not pinned: Elasticsearch, the API and autocannon share all CPUs';
 
 const world = await openWorld({ tag: 'readapi', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
@@ -111,7 +119,7 @@ const api: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.
 if (values['api-log']) api.stdout!.pipe(createWriteStream(values['api-log']));
 // An error or Ctrl-C must not leave the API running (nor Elasticsearch pinned: see pin()).
 process.once('exit', () => api.kill('SIGTERM'));
-pinning?.pinLoad(api.pid!, 'API');
+pinning?.pinApi(api.pid!, 'API');
 for (let i = 0; ; i++) {
   try {
     const res = await fetch(`${apiBase}/search?limit=1`);
@@ -135,7 +143,7 @@ if (values.floor) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   process.once('exit', () => floorProc?.kill('SIGTERM'));
-  pinning?.pinLoad(floorProc.pid!, 'pass-through proxy');
+  pinning?.pinApi(floorProc.pid!, 'pass-through proxy');
   floorBase = `http://127.0.0.1:${floorPort}`;
   for (let i = 0; ; i++) {
     try {
