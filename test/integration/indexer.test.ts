@@ -6,6 +6,7 @@ import { loadFixture } from '../../src/fixtures/load.js';
 import type { LiveIndexer } from '../../indexer/live.js';
 import type { CardDoc, OfferDoc } from '../../src/search/documents.js';
 import { diffIndex } from '../support/index-diff.js';
+import { indexedVersion, indicesBehind, mappingVersion } from '../../indexer/index-admin.js';
 
 // Each change a Platform or ops can make must reach the index within 2 s, through the real
 // PostgreSQL triggers, change feed, NOTIFY and bulk writes.
@@ -179,5 +180,29 @@ describe('live indexer', () => {
     expect(indexer.metrics.batches).toBeGreaterThan(0);
     expect(indexer.metrics.docs).toBeGreaterThan(0);
     expect(indexer.metrics.errors).toBe(0);
+  });
+});
+
+describe('live indexer on an index of an older document model', () => {
+  it('rebuilds it on start (readers keep the old one until the swap) and moves the alias', async () => {
+    await indexer.stop();
+    // What an index written before product cards looks like: mapping version 1, no card docs.
+    const [before] = await indicesBehind(ctx.es, ctx.index.alias);
+    await ctx.es.indices.putMapping({ index: before!, _meta: { version: 1 } });
+    // (No _delete_by_query: the integ-test distribution has no reindex module.)
+    const cards = await ctx.es.search({ index: before!, size: 1000, query: { term: { docType: 'card' } }, _source: false });
+    expect(cards.hits.hits.length).toBeGreaterThan(0);
+    await ctx.es.bulk({ refresh: true, operations: cards.hits.hits.map((h) => ({ delete: { _index: before!, _id: h._id! } })) });
+    expect(await indexedVersion(ctx.es, ctx.index.alias)).toBe(1);
+
+    indexer = await startTestIndexer(ctx);
+
+    const after = await indicesBehind(ctx.es, ctx.index.alias);
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(before);
+    expect(await indexedVersion(ctx.es, ctx.index.alias)).toBe(mappingVersion());
+    const d = await diffIndex(ctx.pool, ctx.es, ctx.index.alias);
+    expect({ missing: d.missing, extra: d.extra, stale: d.stale }).toEqual({ missing: [], extra: [], stale: [] });
+    expect(await ctx.es.exists({ index: ctx.index.alias, id: 'c:101' })).toBe(true);
   });
 });
