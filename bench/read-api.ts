@@ -1,5 +1,5 @@
 // Read API benchmark (npm run bench:read-api -- [--db NAME --prefix P] [--listings 500000] [--seed 1]
-//   [--duration 20] [--connections 8] [--rounds 2] [--lines 20] [--mix 600] [--api-log FILE] [--pin] [--floor]).
+//   [--duration 20] [--connections 8] [--rounds 2] [--lines 20] [--mix 600] [--api-log FILE] [--pin [--load-with es]] [--floor]).
 //
 // The buyer API runs as its own process (`node --import tsx src/main.ts`, i.e. `npm run api`, with
 // PORT, DATABASE_URL, INDEX_PREFIX and a public rate limit high enough never to answer 429), over
