@@ -98,15 +98,20 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   }
 }
 
-/** Chunks built and serialized ahead of the bulk request in flight (the writer keeps one in flight). */
+/** Chunks built and serialized ahead of the bulk requests in flight. */
 export const SNAPSHOT_PREFETCH = 3;
-/** Bulk requests of a snapshot load in flight at once. */
-export const SNAPSHOT_BULK_CONCURRENCY = 1;
+/**
+ * Bulk requests of a snapshot load in flight at once. Two, so Elasticsearch has the next body
+ * while this process's one thread is busy serializing (~30 ms a 2.4 MB body, during which a
+ * finished request cannot be followed up): a 500k-listing rebuild took 29-33 s instead of 40-58 s
+ * (BENCHMARKS.md).
+ */
+export const SNAPSHOT_BULK_CONCURRENCY = 2;
 
 /**
  * Writes every document of one REPEATABLE READ snapshot. A producer reads and builds chunks and
- * serializes their bulk bodies up to SNAPSHOT_PREFETCH ahead while the writer sends them one at a
- * time, so Elasticsearch never waits for PostgreSQL or for document building unless they are the
+ * serializes their bulk bodies up to SNAPSHOT_PREFETCH ahead while SNAPSHOT_BULK_CONCURRENCY writers
+ * send them, so Elasticsearch never waits for PostgreSQL or for document building unless they are the
  * slower side. Seller and product facts are read once per snapshot (snapshotFacts).
  */
 async function loadSnapshot(
