@@ -184,7 +184,7 @@ describe('live indexer', () => {
 });
 
 describe('live indexer on an index of an older document model', () => {
-  it('rebuilds it on start (readers keep the old one until the swap) and moves the alias', async () => {
+  it('rebuilds it on start, cards included, and moves the alias to the new index', async () => {
     await indexer.stop();
     // What an index written before product cards looks like: mapping version 1, no card docs.
     const [before] = await indicesBehind(ctx.es, ctx.index.alias);
