@@ -1,5 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { isDeepStrictEqual } from 'node:util';
+import { expect } from 'vitest';
 import type { Pool } from '../../src/db/pool.js';
 import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../../src/db/offer-source.js';
 import { handoffOps, nativeOps, productOps, sellerOps, skuOps } from '../../indexer/build-ops.js';
@@ -81,4 +82,11 @@ export async function diffIndex(pool: Pool, es: Client, index: string): Promise<
   const stale = [...want.keys()].filter((id) => have.has(id) && !isDeepStrictEqual(JSON.parse(JSON.stringify(want.get(id))), have.get(id)));
   const samples = stale.slice(0, 1).map((id) => ({ id, want: want.get(id), have: have.get(id) }));
   return { missing, extra, stale, expected: want.size, samples };
+}
+
+/** Asserts the index equals a fresh computation from PostgreSQL, of at least `atLeast` documents. */
+export async function expectIndexMatchesSource(pool: Pool, es: Client, index: string, atLeast: number): Promise<void> {
+  const d = await diffIndex(pool, es, index);
+  expect(d.expected).toBeGreaterThan(atLeast);
+  expect({ missing: d.missing.slice(0, 5), extra: d.extra.slice(0, 5), stale: d.stale.slice(0, 5) }, JSON.stringify(d.samples)).toEqual({ missing: [], extra: [], stale: [] });
 }

@@ -1,6 +1,6 @@
 import type { Facets, SearchItem, SearchQuery } from '../../api/schemas/buyer.js';
 import type { CardDoc } from '../documents.js';
-import { FACETS, facetClausesExcept, searchClauses, type Clause } from './filters.js';
+import { bool, FACETS, facetClausesExcept, searchClauses, type Clause } from './filters.js';
 import { FACET_FIELD, FACET_SIZE } from './search-body.js';
 import { sellerFacetValue, type SearchPage } from './search-result.js';
 
@@ -14,8 +14,6 @@ import { sellerFacetValue, type SearchPage } from './search-result.js';
 export function usesCards(q: SearchQuery): boolean {
   return q.checkoutMode === 'any' && q.sellerCode === undefined && !q.condition && !q.language && !q.finish;
 }
-
-const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
 
 export function cardSearchBody(q: SearchQuery, after: string | null): Record<string, unknown> {
   const c = searchClauses(q);

@@ -16,6 +16,9 @@ export interface SearchClauses {
   byFacet: Partial<Record<FacetName, Clause>>;
 }
 
+/** A filter-context conjunction (no scoring). */
+export const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
+
 export const shownOffers: Clause[] = [{ term: { docType: 'offer' } }, { term: { shown: true } }];
 
 const anyOf = (field: string, values: string[]): Clause =>

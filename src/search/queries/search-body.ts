@@ -1,5 +1,5 @@
 import type { SearchQuery } from '../../api/schemas/buyer.js';
-import { FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
+import { bool, FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):
 // - results: a composite aggregation on the product sort key groups matching offers into products
@@ -26,8 +26,6 @@ export const FACET_SIZE = 100;
 const FACET_PRECISION = 3_000;
 // Distinct stores per product: a handful, so a small threshold stays exact.
 const STORE_PRECISION = 200;
-
-const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
 
 export function searchBody(q: SearchQuery, after: string | null): Record<string, unknown> {
   const c = searchClauses(q);
