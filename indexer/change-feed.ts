@@ -27,7 +27,7 @@ export const START: Position = { xid: '0', id: 0 };
 export interface FeedRow {
   id: number;
   xid: string;
-  entity: 'listing' | 'seller' | 'product' | 'sku' | 'store' | 'variant' | 'platform';
+  entity: 'listing' | 'seller' | 'product' | 'sku' | 'store' | 'variant' | 'platform' | 'order';
   k1: number | null;
   k2: number | null;
   ktext: string | null;
