@@ -1,6 +1,6 @@
 import type { PoolClient } from './pool.js';
 import { AVAILABLE_SQL } from './offer-source.js';
-import { SEALED_CONDITION } from '../search/policy.js';
+import { SEALED_CONDITION } from '../contract/policy.js';
 
 // Set-based source queries of the PostgreSQL fallback (Degraded Mode, src/search/pg-reads.ts).
 // The product page and the cart lookup fetch the same facts the indexer does and build offers

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../api/deps.js';
-import { ApiError } from '../api/envelope.js';
+import { DomainError } from '../contract/errors.js';
 import { requestKey } from './degraded/cache.js';
 import { degradedModeFor, type DegradedMode, type DegradedOverrides } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
@@ -139,16 +139,15 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
       mode.metrics.fallbacks += 1;
       return new JsonAnswer<Result<M>>(true, done);
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof DomainError) throw err;
       mode.metrics.fallbackFailures += 1;
       mode.metrics.unavailable += 1;
       log.warn({ method, err: reasonOf(err) }, 'Degraded Mode: no cached answer and the PostgreSQL fallback failed');
-      throw new ApiError(
-        503,
-        'SERVICE_UNAVAILABLE',
+      throw new DomainError(
+        'search-unavailable',
         'Search is temporarily unavailable; please retry shortly',
         undefined,
-        { 'Retry-After': String(mode.options.retryAfterSeconds) },
+        mode.options.retryAfterSeconds,
       );
     }
   }
@@ -169,7 +168,7 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
           mode.cache.setJson(key, json);
           return new JsonAnswer(false, { data, json });
         } catch (err) {
-          if (err instanceof ApiError) throw err;
+          if (err instanceof DomainError) throw err;
           mode.failed(permit, reasonOf(err));
           mode.metrics.indexFailures += 1;
           log.warn({ method, err: reasonOf(err) }, 'index query failed; answering in Degraded Mode');

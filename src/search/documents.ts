@@ -1,5 +1,5 @@
-import type { Offer, Product, SearchItem } from '../api/schemas/buyer.js';
-import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from './policy.js';
+import type { Offer, Product, SearchItem } from '../contract/buyer.js';
+import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from '../contract/policy.js';
 import { productSortKey, terms } from './text.js';
 
 // One Elasticsearch index holds four document types (see docs/search-design.md):

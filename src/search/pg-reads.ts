@@ -1,4 +1,4 @@
-import type { Facets, SearchItem } from '../api/schemas/buyer.js';
+import type { Facets, SearchItem } from '../contract/buyer.js';
 import type { Pool, PoolClient } from '../db/pool.js';
 import {
   handoffStoreFacts,

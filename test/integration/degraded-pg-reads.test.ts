@@ -16,7 +16,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import { degradedModeFor } from '../../src/search/degraded/mode.js';
 import { indexReads } from '../../src/search/index-reads.js';
 import { pgReads } from '../../src/search/pg-reads.js';
-import { productQuerySchema, searchQuerySchema } from '../../src/api/schemas/buyer.js';
+import { productQuerySchema, searchQuerySchema } from '../../src/contract/buyer.js';
 import type { BuyerReads } from '../../src/search/reads.js';
 import type { SearchPage } from '../../src/search/queries/search-result.js';
 

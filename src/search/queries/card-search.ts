@@ -1,4 +1,4 @@
-import type { Facets, SearchItem, SearchQuery } from '../../api/schemas/buyer.js';
+import type { Facets, SearchItem, SearchQuery } from '../../contract/buyer.js';
 import type { CardDoc } from '../documents.js';
 import { bool, FACETS, facetClausesExcept, searchClauses, type Clause } from './filters.js';
 import { FACET_FIELD, FACET_SIZE } from './search-body.js';

@@ -1,4 +1,4 @@
-import type { SearchQuery } from '../../api/schemas/buyer.js';
+import type { SearchQuery } from '../../contract/buyer.js';
 import { terms } from '../text.js';
 
 // Search filters as Elasticsearch clauses over offer documents. Facets are disjunctive, so each

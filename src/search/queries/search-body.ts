@@ -1,4 +1,4 @@
-import type { SearchQuery } from '../../api/schemas/buyer.js';
+import type { SearchQuery } from '../../contract/buyer.js';
 import { bool, FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):

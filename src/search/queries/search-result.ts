@@ -1,4 +1,4 @@
-import type { Facets, SearchItem } from '../../api/schemas/buyer.js';
+import type { Facets, SearchItem } from '../../contract/buyer.js';
 import { searchItem, type ProductFields } from '../documents.js';
 import { FACETS } from './filters.js';
 

@@ -13,7 +13,7 @@ import {
   listingUpsertItemSchema,
   MAX_WRITE_ITEMS,
   type ListingWriteResult,
-} from '../../schemas/seller.js';
+} from '../../../contract/seller.js';
 import { withTransaction } from '../../../db/pool.js';
 import {
   catalogProductsOfSkus,
