@@ -1,7 +1,7 @@
-import type { AppDeps } from '../api/deps.js';
+import type { Infra } from '../config/infra.js';
 import { DomainError } from '../contract/errors.js';
 import { requestKey } from './degraded/cache.js';
-import { degradedModeFor, type DegradedMode, type DegradedOverrides } from './degraded/mode.js';
+import type { DegradedMode } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
 import { pgReads } from './pg-reads.js';
 import type { BuyerReads } from './reads.js';
@@ -54,7 +54,7 @@ export interface BuyerService {
   readonly mode: DegradedMode;
 }
 
-export interface BuyerServiceOptions extends DegradedOverrides {
+export interface BuyerServiceOptions {
   /** Replaces the index reads (tests). */
   primary?: BuyerReads;
   /** Replaces the PostgreSQL fallback (tests). */
@@ -100,8 +100,7 @@ function reasonOf(err: unknown): string {
  *   Retry-After.
  * A buyer read never turns into a bare 500 because the cluster is down.
  */
-export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}): BuyerService {
-  const mode = degradedModeFor(deps, opts);
+export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'>, mode: DegradedMode, opts: BuyerServiceOptions = {}): BuyerService {
   const primary = opts.primary ?? indexReads(mode.searchClient, deps.index.alias);
   const fallback = opts.fallback ?? pgReads(deps.pool, mode.options.pg);
   const log = deps.logger.child({ component: 'buyer-service' });
