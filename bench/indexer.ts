@@ -35,7 +35,7 @@ import { poBoxSuspended } from '../src/db/offer-source.js';
 import { rebuild, snapshotChunks, SNAPSHOT_BULK_CONCURRENCY } from '../indexer/rebuild.js';
 import { BULK_FILTER_PATH, serializeOps } from '../indexer/bulk.js';
 import { createIndex, finishBulkLoad } from '../indexer/index-admin.js';
-import { horizon, saveCheckpoint } from '../indexer/change-feed.js';
+import { horizon, saveCheckpoint } from '../src/db/feed-guard.js';
 import { docId } from '../src/search/documents.js';
 import { cpuLine, cpuMeter } from './cpu.js';
 import { load, openWorld, pct, sleep } from './world.js';

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '../src/db/pool.js';
 import { pairsOfSellers, pairsOfSkus, skusOfProducts, variantsOf } from '../src/db/offer-source.js';
-import type { FeedRow } from './change-feed.js';
+import type { FeedRow } from '../src/db/change-feed.js';
 import { addPair, emptyTargets, type Targets } from './targets.js';
 
 /**

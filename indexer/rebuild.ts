@@ -7,7 +7,7 @@ import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snaps
 import { cardDoc, docId, foldOffer, type CardFold } from '../src/search/documents.js';
 import { serializeOps, writeSerialized, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
-import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from './change-feed.js';
+import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
 import { catchUp } from './catch-up.js';
 
