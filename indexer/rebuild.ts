@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Pool, PoolClient } from '../src/db/pool.js';
+import { SNAPSHOT, withTransaction, type Pool, type PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
@@ -120,10 +120,8 @@ async function loadSnapshot(
   name: string,
   onProgress?: (p: RebuildProgress) => void,
 ): Promise<number> {
-  const db = await pool.connect();
   let done = 0;
-  try {
-    await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  return withTransaction(pool, async (db) => {
     const { rows } = await db.query(
       `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
             + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers)
@@ -142,14 +140,8 @@ async function loadSnapshot(
       },
       SNAPSHOT_PREFETCH,
     );
-    await db.query('COMMIT');
     return done;
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    db.release();
-  }
+  }, SNAPSHOT);
 }
 
 /**

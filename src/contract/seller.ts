@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './query.js';
 
 // Wire schemas of the seller integration routes (listings writes/export, store status), from
 // api-contract.md and DECISIONS.md. Types are derived from them; the descriptions feed the
@@ -111,17 +112,9 @@ export const purgeResponseSchema = z.object({
 // ---------------------------------------------------------------------------------------------
 // Export
 
-/** Query-string integer: digits only (no "1e3", no arrays), then range-checked. */
-const intParam = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,10}$/, 'must be an integer')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max));
-
 // Unknown query parameters are ignored, as on the buyer routes (cache busters, tracing tags).
 export const listingsExportQuerySchema = z.object({
-  limit: intParam(1, 1000).optional().describe('Page size, 1 to 1000; default 100'),
+  limit: queryInt(1, 1000, 10).optional().describe('Page size, 1 to 1000; default 100'),
   cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
   updated_since: z.iso.datetime({ offset: true }).optional().describe('Only listings updated at or after this instant (inclusive)'),
   include_deleted: z.enum(['true', 'false']).optional().describe('Include soft-deleted listings; default false'),

@@ -6,7 +6,8 @@ import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerState
 import { DEFAULT_CACHE, LastGoodCache, type LastGoodCacheOptions } from './cache.js';
 import { DEFAULT_WATCH, watchCluster, type ClusterView, type ClusterWatch, type ClusterWatchOptions } from './cluster-watch.js';
 import { ConcurrencyLimiter, DEFAULT_LIMITER, type LimiterOptions } from './limiter.js';
-import { emptyDegradedMetrics, renderPrometheus, type DegradedMetrics } from './metrics.js';
+import { renderPrometheus } from '../../lib/prometheus.js';
+import { emptyDegradedMetrics, type DegradedMetrics } from './metrics.js';
 
 // One Degraded Mode state per process (built by createServices): the breaker, the cluster watcher
 // feeding it, the last-good cache, the fallback limiter and the counters. The buyer service and

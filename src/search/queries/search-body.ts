@@ -1,5 +1,5 @@
-import type { SearchQuery } from '../../contract/buyer.js';
-import { bool, FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
+import { FACETS, type FacetName, type SearchQuery } from '../../contract/buyer.js';
+import { bool, facetClausesExcept, searchClauses, type Clause } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):
 // - results: a composite aggregation on the product sort key groups matching offers into products
