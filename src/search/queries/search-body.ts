@@ -1,5 +1,5 @@
 import { FACETS, type FacetName, type SearchQuery } from '../../contract/buyer.js';
-import { bool, facetClausesExcept, searchClauses, type Clause } from './filters.js';
+import { bool, facetClausesExcept, searchClauses } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):
 // - results: a composite aggregation on the product sort key groups matching offers into products
