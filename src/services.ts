@@ -32,8 +32,3 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     },
   };
 }
-
-/** Stops the background work the services started (the cluster watcher). */
-export function stopServices(services: Services): void {
-  services.degraded.stop();
-}

@@ -72,9 +72,6 @@ const bulkDeleteItemSchema = z.object({
 /** One item of POST /listings/bulk. */
 export const bulkItemSchema = z.discriminatedUnion('op', [bulkUpsertItemSchema, bulkDeleteItemSchema]);
 
-export type ListingUpsertItem = z.output<typeof listingUpsertItemSchema>;
-export type BulkItem = z.output<typeof bulkItemSchema>;
-
 /** POST /listings body: one item or an array (items are validated one by one). */
 export const listingsPostBodySchema = z
   .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
@@ -119,7 +116,6 @@ export const listingsExportQuerySchema = z.object({
   updated_since: z.iso.datetime({ offset: true }).optional().describe('Only listings updated at or after this instant (inclusive)'),
   include_deleted: z.enum(['true', 'false']).optional().describe('Include soft-deleted listings; default false'),
 });
-export type ListingsExportQuery = z.output<typeof listingsExportQuerySchema>;
 
 export const listingSchema = z.object({
   skuId: z.int(),

@@ -13,7 +13,6 @@ import { appDeps } from './app.js';
 
 export const MAPLE = 7;
 export const BIRCH = 8;
-export const LEDGER = 9;
 
 export async function seedSellerApi(ctx: TestContext): Promise<{ maple: string; birch: string; ledger: string }> {
   await ctx.pool.query(`
