@@ -102,9 +102,8 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
 export const SNAPSHOT_PREFETCH = 3;
 /**
  * Bulk requests of a snapshot load in flight at once. Two, so Elasticsearch has the next body
- * while this process's one thread is busy serializing (~30 ms a 2.4 MB body, during which a
- * finished request cannot be followed up): a 500k-listing rebuild took 29-33 s instead of 40-58 s
- * (BENCHMARKS.md).
+ * while this process's one thread is busy serializing (during which a finished request cannot
+ * be followed up): BENCHMARKS.md, "the rebuild with product cards, and two bulk requests in flight".
  */
 export const SNAPSHOT_BULK_CONCURRENCY = 2;
 

@@ -7,8 +7,8 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void): pg.Pool {
-  // JIT compiles the seller_readiness view's plan for ~300 ms per query and never pays back on
-  // these short set-based statements.
+  // JIT compiles the seller_readiness view's plan on every query and never pays back on these
+  // short set-based statements (BENCHMARKS.md, "PostgreSQL JIT").
   const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
   // An idle client whose server went away (restart, failover) emits 'error'; unhandled, that would
   // kill the process. The pool drops the client; the next query reconnects or fails on its own.

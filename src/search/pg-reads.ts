@@ -34,7 +34,7 @@ import { compareCodePoints, productSortKey, terms } from './text.js';
 // Each read runs in one REPEATABLE READ, READ ONLY transaction (one consistent snapshot) with a
 // statement timeout, so a slow fallback query gives up instead of piling up on the database.
 // JIT is off for them: the seller_readiness view's cost estimate triggers JIT compilation that
-// takes ~300 ms, far more than the queries themselves.
+// takes far longer than the queries themselves (BENCHMARKS.md, "PostgreSQL JIT").
 
 export interface PgReadsOptions {
   /** SET LOCAL statement_timeout of each fallback transaction. */
