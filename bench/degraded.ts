@@ -26,7 +26,7 @@ import { createSample } from '../src/sample/generate.js';
 import { loadSample } from '../src/sample/pg-load.js';
 import { product as sampleProduct } from '../src/sample/model.js';
 import { startLiveIndexer } from '../indexer/live.js';
-import { degradedModeFor } from '../src/search/degraded/mode.js';
+import { createServices } from '../src/services.js';
 import { startEsNode } from '../test/support/es-node.js';
 import { admin } from './world.js';
 
@@ -95,12 +95,13 @@ await indexer.idle();
 await indexerEs.indices.refresh({ index: index.alias });
 log(`indexed in ${Math.round(t() - t0)} ms`);
 
-const deps = { env, pool, es: createEsClient(node.url, env.ES_REQUEST_TIMEOUT_MS), index, logger: createLogger('silent') };
+const infra = { env, pool, es: createEsClient(node.url, env.ES_REQUEST_TIMEOUT_MS), index, logger: createLogger('silent') };
+const deps = { ...infra, services: createServices(infra) };
 const app = createApp(deps, routeModules);
 const server = app.listen(0, '127.0.0.1');
 await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const mode = degradedModeFor(deps);
+const mode = deps.services.degraded;
 
 // ---- the request mix: deterministic, a few hundred distinct buyer reads ----
 interface BenchReq {

@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createPool } from '../src/db/pool.js';
+import { createPool, SNAPSHOT, withTransaction } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
@@ -35,7 +35,7 @@ import { poBoxSuspended } from '../src/db/offer-source.js';
 import { rebuild, snapshotChunks, SNAPSHOT_BULK_CONCURRENCY } from '../indexer/rebuild.js';
 import { BULK_FILTER_PATH, serializeOps } from '../indexer/bulk.js';
 import { createIndex, finishBulkLoad } from '../indexer/index-admin.js';
-import { horizon, saveCheckpoint } from '../indexer/change-feed.js';
+import { horizon, saveCheckpoint } from '../src/db/feed-guard.js';
 import { docId } from '../src/search/documents.js';
 import { cpuLine, cpuMeter } from './cpu.js';
 import { load, openWorld, pct, sleep } from './world.js';
@@ -113,21 +113,20 @@ try {
     let serializeMs = 0;
     {
       // The rebuild's own chunk builder and serializer (indexer/rebuild.ts, indexer/bulk.ts).
-      const db = await pool.connect();
-      try {
-        await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const poBox = await poBoxSuspended(db);
-        for await (const ops of snapshotChunks(db, poBox)) {
-          const s0 = now();
-          const body = serializeOps(rawIndex, ops);
-          bodies.push(body.body);
-          counts.push(body.items);
-          serializeMs += now() - s0;
-        }
-        await db.query('COMMIT');
-      } finally {
-        db.release();
-      }
+      await withTransaction(
+        pool,
+        async (db) => {
+          const poBox = await poBoxSuspended(db);
+          for await (const ops of snapshotChunks(db, poBox)) {
+            const s0 = now();
+            const body = serializeOps(rawIndex, ops);
+            bodies.push(body.body);
+            counts.push(body.items);
+            serializeMs += now() - s0;
+          }
+        },
+        SNAPSHOT,
+      );
     }
     const buildMs = now() - t0;
     c1 = await cpu.sample();

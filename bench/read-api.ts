@@ -39,7 +39,7 @@ import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { indexReads } from '../src/search/index-reads.js';
 import { decodeSearchCursor } from '../src/search/cursor.js';
-import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/api/schemas/buyer.js';
+import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/contract/buyer.js';
 import { rebuild } from '../indexer/rebuild.js';
 import { cpuLine, cpuMeter, pin, type Pinning } from './cpu.js';
 import { loadEnv } from '../src/config/env.js';

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadEnv } from '../src/config/env.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
-import { searchQuerySchema } from '../src/api/schemas/buyer.js';
+import { searchQuerySchema } from '../src/contract/buyer.js';
 import { searchBody } from '../src/search/queries/search-body.js';
 import { cardSearchBody } from '../src/search/queries/card-search.js';
 import { load } from './world.js';

@@ -19,6 +19,7 @@ import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createApp } from '../src/api/app.js';
+import { createServices } from '../src/services.js';
 import { sellerRoutes } from '../src/api/routes/seller/index.js';
 import { issueApiKey } from '../src/db/api-keys.js';
 
@@ -107,7 +108,9 @@ await pool.query(`
 const { key } = await issueApiKey(pool, 'bench', 'bench');
 await pool.query('VACUUM ANALYZE');
 
-const app = createApp({ env, pool, es, index: indexNames('bench'), logger: createLogger('silent') }, sellerRoutes);
+const infra = { env, pool, es, index: indexNames('bench'), logger: createLogger('silent') };
+// Seller routes never read through Degraded Mode: no cluster watcher.
+const app = createApp({ ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } } }) }, sellerRoutes);
 const server = app.listen(0);
 await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -13,17 +13,17 @@ import {
   variantsOfProducts,
   type NativeRow,
   type Pair,
-} from '../src/db/offer-source.js';
-import {
-  type CardFold,
   type ProductFacts,
   type SellerFacts,
   type VariantFacts,
+} from '../src/db/offer-source.js';
+import {
+  type CardFold,
   cardDoc,
   docId,
   foldOffer,
-  handoffOfferDoc,
-  nativeOfferDoc,
+  handoffOfferDocs,
+  nativeOfferDocs,
   productDoc,
   sellerDoc,
   skuDoc,
@@ -100,16 +100,7 @@ export async function offerOpsOfRows(db: Db, rows: NativeRow[], poBox: boolean, 
     cachedSellers(db, [...new Set(rows.map((r) => r.listing.sellerId))], cache),
     cachedProducts(db, [...new Set(rows.map((r) => r.sku.productId))], cache),
   ]);
-  const ops: DocOp[] = [];
-  for (const r of rows) {
-    const seller = sellers.get(r.listing.sellerId);
-    if (!seller) continue;
-    ops.push({
-      id: docId.native(r.listing.sellerId, r.listing.skuId),
-      doc: nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox),
-    });
-  }
-  return ops;
+  return nativeOfferDocs(rows, sellers, products, poBox);
 }
 
 export async function nativeOps(db: Db, pairs: Pair[], poBox: boolean): Promise<DocOp[]> {
@@ -141,14 +132,7 @@ async function handoffOpsOfVariants(db: Db, variants: VariantFacts[], cache?: Sn
     handoffStoreFacts(db, [...new Set(variants.map((v) => v.storeSlug))]),
   ]);
   const products = await cachedProducts(db, [...new Set(variants.map((v) => skus.get(v.skuId)?.productId ?? v.productId))], cache);
-  const ops: DocOp[] = [];
-  for (const v of variants) {
-    const store = stores.get(v.storeSlug);
-    if (!store) continue;
-    const sku = skus.get(v.skuId);
-    ops.push({ id: docId.handoff(v.variantId), doc: handoffOfferDoc(v, sku, store, products.get(sku?.productId ?? v.productId)) });
-  }
-  return ops;
+  return handoffOfferDocs(variants, skus, stores, products);
 }
 
 export async function productOps(db: Db, productIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {

@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
-import { lastPosition, readFeed, saveCheckpoint, type Position } from './change-feed.js';
+import { readFeed } from '../src/db/change-feed.js';
+import { lastPosition, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { fanOut } from './fan-out.js';
 import { opsForTargets, type IndexedProducts } from './build-ops.js';
 import { writeOps } from './bulk.js';

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from '../src/db/pool.js';
 import { pairsOfSellers, pairsOfSkus, skusOfProducts, variantsOf } from '../src/db/offer-source.js';
-import type { FeedRow } from './change-feed.js';
+import type { FeedRow } from '../src/db/change-feed.js';
 import { addPair, emptyTargets, type Targets } from './targets.js';
 
 /**
@@ -17,7 +17,7 @@ export async function fanOut(db: Pool | PoolClient, rows: FeedRow[]): Promise<Ta
         addPair(t, { sellerId: r.k1!, skuId: r.k2! });
         break;
       case 'seller':
-      // Until salesCount is joined at read time, an order change still reaches the whole seller.
+      // falls through: until salesCount is joined at read time, an order change still reaches the whole seller.
       case 'order':
         t.sellers.add(r.k1!);
         break;

@@ -1,3 +1,5 @@
+import { renderPrometheus } from '../src/lib/prometheus.js';
+
 /** Counters the indexer exposes (Prometheus text at /metrics, and in its batch logs). */
 export interface IndexerMetrics {
   batches: number;
@@ -16,14 +18,13 @@ export function emptyMetrics(): IndexerMetrics {
 }
 
 export function prometheusText(m: IndexerMetrics): string {
-  const lines = [
-    ['indexer_batches_total', 'counter', 'Batches written to Elasticsearch', m.batches],
-    ['indexer_changes_total', 'counter', 'Change feed rows consumed', m.changes],
-    ['indexer_docs_total', 'counter', 'Documents written or deleted', m.docs],
-    ['indexer_errors_total', 'counter', 'Failed batch attempts (retried)', m.errors],
-    ['indexer_lag_seconds', 'gauge', 'Age of the oldest change not yet indexed', m.lagSeconds],
-    ['indexer_pending_changes', 'gauge', 'Change feed rows not yet indexed', m.pending],
-    ['indexer_docs_per_second', 'gauge', 'Throughput of the last batch', m.lastDocsPerSecond],
-  ] as const;
-  return lines.map(([name, type, help, value]) => `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n${name} ${value}`).join('\n') + '\n';
+  return renderPrometheus([
+    { name: 'indexer_batches_total', type: 'counter', help: 'Batches written to Elasticsearch', value: m.batches },
+    { name: 'indexer_changes_total', type: 'counter', help: 'Change feed rows consumed', value: m.changes },
+    { name: 'indexer_docs_total', type: 'counter', help: 'Documents written or deleted', value: m.docs },
+    { name: 'indexer_errors_total', type: 'counter', help: 'Failed batch attempts (retried)', value: m.errors },
+    { name: 'indexer_lag_seconds', type: 'gauge', help: 'Age of the oldest change not yet indexed', value: m.lagSeconds },
+    { name: 'indexer_pending_changes', type: 'gauge', help: 'Change feed rows not yet indexed', value: m.pending },
+    { name: 'indexer_docs_per_second', type: 'gauge', help: 'Throughput of the last batch', value: m.lastDocsPerSecond },
+  ]);
 }

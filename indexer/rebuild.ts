@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Pool, PoolClient } from '../src/db/pool.js';
+import { SNAPSHOT, withTransaction, type Pool, type PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
@@ -7,7 +7,7 @@ import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snaps
 import { cardDoc, docId, foldOffer, type CardFold } from '../src/search/documents.js';
 import { serializeOps, writeSerialized, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
-import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from './change-feed.js';
+import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
 import { catchUp } from './catch-up.js';
 
@@ -102,9 +102,8 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
 export const SNAPSHOT_PREFETCH = 3;
 /**
  * Bulk requests of a snapshot load in flight at once. Two, so Elasticsearch has the next body
- * while this process's one thread is busy serializing (~30 ms a 2.4 MB body, during which a
- * finished request cannot be followed up): a 500k-listing rebuild took 29-33 s instead of 40-58 s
- * (BENCHMARKS.md).
+ * while this process's one thread is busy serializing (during which a finished request cannot
+ * be followed up): BENCHMARKS.md, "the rebuild with product cards, and two bulk requests in flight".
  */
 export const SNAPSHOT_BULK_CONCURRENCY = 2;
 
@@ -120,10 +119,8 @@ async function loadSnapshot(
   name: string,
   onProgress?: (p: RebuildProgress) => void,
 ): Promise<number> {
-  const db = await pool.connect();
   let done = 0;
-  try {
-    await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  return withTransaction(pool, async (db) => {
     const { rows } = await db.query(
       `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
             + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers)
@@ -142,14 +139,8 @@ async function loadSnapshot(
       },
       SNAPSHOT_PREFETCH,
     );
-    await db.query('COMMIT');
     return done;
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    db.release();
-  }
+  }, SNAPSHOT);
 }
 
 /**

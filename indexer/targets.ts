@@ -18,7 +18,3 @@ export function emptyTargets(): Targets {
 export function addPair(t: Targets, p: Pair): void {
   t.pairs.set(`${p.sellerId}:${p.skuId}`, p);
 }
-
-export function targetCount(t: Targets): number {
-  return t.pairs.size + t.variants.size + t.products.size + t.skus.size + t.sellers.size;
-}

@@ -18,6 +18,12 @@ if ! npm run -s build; then
   exit 1
 fi
 
+echo "[test] linting (npm run lint)" >&2
+if ! npm run -s lint; then
+  echo "lint: 0 passed, 1 failed"
+  exit 1
+fi
+
 mkdir -p .stack
 report=.stack/vitest-report.json
 rm -f "$report"

@@ -5,12 +5,14 @@ import { indexNames } from './es/index-names.js';
 import { createLogger } from './lib/logger.js';
 import { createApp } from './api/app.js';
 import { routeModules } from './api/routes/index.js';
+import { createServices } from './services.js';
 
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'api');
 const pool = createPool(env.DATABASE_URL, 20, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
-const app = createApp({ env, pool, es, index: indexNames(env.INDEX_PREFIX), logger }, routeModules);
+const infra = { env, pool, es, index: indexNames(env.INDEX_PREFIX), logger };
+const app = createApp({ ...infra, services: createServices(infra) }, routeModules);
 
 const server = app.listen(env.PORT, () => {
   logger.info({ port: env.PORT, index: indexNames(env.INDEX_PREFIX).alias }, `API listening on http://localhost:${env.PORT}`);

@@ -1,10 +1,6 @@
 import type { z } from 'zod';
+import type { FieldIssue } from '../contract/errors.js';
 import { ApiError } from './envelope.js';
-
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
 
 /** zod issues as `details`: one entry per bad field, named by its dotted path. */
 export function fieldIssues(error: z.ZodError, prefix = ''): FieldIssue[] {

@@ -1,6 +1,7 @@
 import type { PoolClient } from './pool.js';
 import { AVAILABLE_SQL } from './offer-source.js';
-import { SEALED_CONDITION } from '../search/policy.js';
+import type { FacetName } from '../contract/buyer.js';
+import { SEALED_CONDITION } from '../contract/policy.js';
 
 // Set-based source queries of the PostgreSQL fallback (Degraded Mode, src/search/pg-reads.ts).
 // The product page and the cart lookup fetch the same facts the indexer does and build offers
@@ -38,9 +39,6 @@ export interface SearchFilterParams {
   sellerCode: string | null;
 }
 
-export const SQL_FACETS = ['category', 'set', 'rarity', 'collectorNumber', 'condition', 'language', 'finish', 'seller'] as const;
-export type SqlFacet = (typeof SQL_FACETS)[number];
-
 export interface ResultRow {
   productId: number;
   name: string | null;
@@ -51,7 +49,7 @@ export interface ResultRow {
 }
 
 export interface FacetRow {
-  facet: SqlFacet;
+  facet: FacetName;
   value: string;
   /** Store name, seller facet only. */
   storeName: string | null;
@@ -91,7 +89,7 @@ const SHOWN_OFFERS_SQL = `
  * miss is its own filter.
  */
 export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{ results: ResultRow[]; facets: FacetRow[] }> {
-  const facetBranch = (facet: SqlFacet, column: string, miss: string, nameColumn = 'NULL::text') =>
+  const facetBranch = (facet: FacetName, column: string, miss: string, nameColumn = 'NULL::text') =>
     `SELECT '${facet}' AS kind, NULL::int AS product_id, ${column} AS value, ${nameColumn} AS extra,
             count(DISTINCT product_id)::int AS n1, NULL::int AS n2, NULL::boolean AS b1, NULL::boolean AS b2
        FROM g WHERE ${column} IS NOT NULL AND misses - ${miss}::int = 0

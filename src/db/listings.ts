@@ -96,7 +96,7 @@ export async function storedListingsForWrite(c: PoolClient, sellerId: number, sk
   }>(
     // One primary-key probe per sku (LATERAL ... LIMIT 1 keeps the planner from turning it into a
     // scan of the seller's whole range when the table's statistics are stale, e.g. a fresh table
-    // filling up: that plan cost 10-40 ms per 1000-item request at 100k listings).
+    // filling up; BENCHMARKS.md, "Seller bulk upsert").
     `SELECT l.sku_id, l.product_id, l.price, l.quantity, l.external_ref,
             ((extract(epoch FROM l.as_of) * 1000000)::bigint)::text AS as_of_us,
             l.deleted_at IS NOT NULL AS deleted, l.match_status = 'matched' AS matched
@@ -144,7 +144,7 @@ export interface ListingWriteRow {
  * Writes the final rows of a write request in one statement: insert new listings, update
  * changed ones, soft-delete (keeping an existing deleted_at) or revive. match_status comes from
  * the catalog lookup of the same transaction (a per-statement EXISTS over skus made the planner
- * hash the whole catalog: 50 ms per 1000 rows at 100k skus). Rows identical to the stored ones are skipped
+ * hash the whole catalog; BENCHMARKS.md, "Seller bulk upsert"). Rows identical to the stored ones are skipped
  * (IS DISTINCT FROM), so repeating a push changes nothing, not even updated_at.
  */
 export async function writeListingRows(c: PoolClient, sellerId: number, rows: readonly ListingWriteRow[]): Promise<number> {

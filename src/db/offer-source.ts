@@ -1,18 +1,67 @@
 import type { Pool, PoolClient } from './pool.js';
 import { LISTING_AVAILABLE_SQL } from './listings.js';
-import type {
-  HandoffStoreFacts,
-  ListingFacts,
-  ProductFacts,
-  SellerFacts,
-  SkuFacts,
-  VariantFacts,
-} from '../search/documents.js';
-
 // The read model's source: what the indexer (and the PostgreSQL fallback) reads to build buyer
 // documents. Every query is set-based over an array of keys.
 
 type Db = Pool | PoolClient;
+
+// Source facts: what PostgreSQL says about each entity, before any document is built from it.
+
+export interface ProductFacts {
+  productId: number;
+  name: string | null;
+  set: string | null;
+  category: string | null;
+  rarity: string | null;
+  collectorNumber: string | null;
+  imageUrl: string | null;
+  details: { label: string; value: string }[];
+}
+
+export interface SkuFacts {
+  skuId: number;
+  productId: number;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+}
+
+export interface SellerFacts {
+  sellerId: number;
+  sellerCode: string;
+  storeName: string;
+  vacation: boolean;
+  browseEligible: boolean;
+  poBoxDelivery: 'available' | 'seller_declines';
+  salesCount: number;
+  reviewSum: number;
+  reviewCount: number;
+}
+
+export interface ListingFacts {
+  sellerId: number;
+  skuId: number;
+  price: number;
+  available: number;
+}
+
+export interface HandoffStoreFacts {
+  storeSlug: string;
+  storeName: string;
+  sellerCode: string | null;
+  active: boolean;
+  reviewSum: number;
+  reviewCount: number;
+}
+
+export interface VariantFacts {
+  variantId: number;
+  storeSlug: string;
+  skuId: number;
+  productId: number;
+  price: number;
+  quantity: number;
+}
 
 /** A listing's `available` (quantity minus outstanding holds), defined with the listings table's SQL. */
 export const AVAILABLE_SQL = LISTING_AVAILABLE_SQL;

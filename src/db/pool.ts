@@ -7,8 +7,8 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
 export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void): pg.Pool {
-  // JIT compiles the seller_readiness view's plan for ~300 ms per query and never pays back on
-  // these short set-based statements.
+  // JIT compiles the seller_readiness view's plan on every query and never pays back on these
+  // short set-based statements (BENCHMARKS.md, "PostgreSQL JIT").
   const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
   // An idle client whose server went away (restart, failover) emits 'error'; unhandled, that would
   // kill the process. The pool drops the client; the next query reconnects or fails on its own.
@@ -19,11 +19,58 @@ export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Er
   return pool;
 }
 
-/** Runs fn in one transaction; rolls back on any error so nothing is half-written. */
-export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+export interface TransactionOptions {
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  readOnly?: boolean;
+  /**
+   * SET LOCAL settings, sent with BEGIN in one round trip. Values are SQL text (constants of
+   * this code base, never input): `{ jit: 'off', work_mem: "'16MB'" }`.
+   */
+  local?: Record<string, string>;
+  /** Waiting for a pooled connection longer than this fails instead. */
+  connectTimeoutMs?: number;
+}
+
+/** One consistent read-only snapshot of the whole database. */
+export const SNAPSHOT: TransactionOptions = { isolation: 'repeatable read', readOnly: true };
+
+/** The BEGIN statement (with its SET LOCALs) of these options. */
+function beginSql(opts: TransactionOptions): string {
+  let begin = 'BEGIN';
+  if (opts.isolation) begin += ` ISOLATION LEVEL ${opts.isolation.toUpperCase()}`;
+  if (opts.readOnly) begin += ' READ ONLY';
+  return [begin, ...Object.entries(opts.local ?? {}).map(([k, v]) => `SET LOCAL ${k} = ${v}`)].join('; ');
+}
+
+/** A pooled connection, or an error after `ms` (a connection that arrives later goes straight back). */
+async function connectWithin(pool: pg.Pool, ms: number): Promise<pg.PoolClient> {
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = pool.connect();
   try {
-    await client.query('BEGIN');
+    return await Promise.race([
+      connecting,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          timedOut = true;
+          reject(new Error(`no PostgreSQL connection within ${ms} ms`));
+        }, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    if (timedOut) void connecting.then((c) => c.release()).catch(() => undefined);
+  }
+}
+
+/**
+ * Runs fn in one transaction; rolls back on any error so nothing is half-written. Read-only
+ * snapshots (REPEATABLE READ READ ONLY) go through here too.
+ */
+export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+  const client = opts.connectTimeoutMs === undefined ? await pool.connect() : await connectWithin(pool, opts.connectTimeoutMs);
+  try {
+    await client.query(beginSql(opts));
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

@@ -1,7 +1,7 @@
-import type { AppDeps } from '../api/deps.js';
-import { ApiError } from '../api/envelope.js';
+import type { Infra } from '../config/infra.js';
+import { DomainError } from '../contract/errors.js';
 import { requestKey } from './degraded/cache.js';
-import { degradedModeFor, type DegradedMode, type DegradedOverrides } from './degraded/mode.js';
+import type { DegradedMode } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
 import { pgReads } from './pg-reads.js';
 import type { BuyerReads } from './reads.js';
@@ -54,7 +54,7 @@ export interface BuyerService {
   readonly mode: DegradedMode;
 }
 
-export interface BuyerServiceOptions extends DegradedOverrides {
+export interface BuyerServiceOptions {
   /** Replaces the index reads (tests). */
   primary?: BuyerReads;
   /** Replaces the PostgreSQL fallback (tests). */
@@ -100,8 +100,7 @@ function reasonOf(err: unknown): string {
  *   Retry-After.
  * A buyer read never turns into a bare 500 because the cluster is down.
  */
-export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}): BuyerService {
-  const mode = degradedModeFor(deps, opts);
+export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'>, mode: DegradedMode, opts: BuyerServiceOptions = {}): BuyerService {
   const primary = opts.primary ?? indexReads(mode.searchClient, deps.index.alias);
   const fallback = opts.fallback ?? pgReads(deps.pool, mode.options.pg);
   const log = deps.logger.child({ component: 'buyer-service' });
@@ -139,16 +138,15 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
       mode.metrics.fallbacks += 1;
       return new JsonAnswer<Result<M>>(true, done);
     } catch (err) {
-      if (err instanceof ApiError) throw err;
+      if (err instanceof DomainError) throw err;
       mode.metrics.fallbackFailures += 1;
       mode.metrics.unavailable += 1;
       log.warn({ method, err: reasonOf(err) }, 'Degraded Mode: no cached answer and the PostgreSQL fallback failed');
-      throw new ApiError(
-        503,
-        'SERVICE_UNAVAILABLE',
+      throw new DomainError(
+        'search-unavailable',
         'Search is temporarily unavailable; please retry shortly',
         undefined,
-        { 'Retry-After': String(mode.options.retryAfterSeconds) },
+        mode.options.retryAfterSeconds,
       );
     }
   }
@@ -169,7 +167,7 @@ export function createBuyerService(deps: AppDeps, opts: BuyerServiceOptions = {}
           mode.cache.setJson(key, json);
           return new JsonAnswer(false, { data, json });
         } catch (err) {
-          if (err instanceof ApiError) throw err;
+          if (err instanceof DomainError) throw err;
           mode.failed(permit, reasonOf(err));
           mode.metrics.indexFailures += 1;
           log.warn({ method, err: reasonOf(err) }, 'index query failed; answering in Degraded Mode');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { signCursor, verifyCursor } from '../lib/cursor.js';
-import { ApiError } from '../api/envelope.js';
+import { DomainError } from '../contract/errors.js';
 
 // Search cursors carry the sort they were minted for and the last product's sort key; signed so a
 // tampered or foreign cursor is a 400, never a silently wrong page.
@@ -12,14 +12,14 @@ export function encodeSearchCursor(secret: string, sort: 'name' | 'name_desc', a
   return signCursor(secret, KIND, { v: 1, s: sort, k: afterKey });
 }
 
-/** The sort key to continue after; 400 INVALID_REQUEST when malformed, tampered or of another sort. */
+/** The sort key to continue after; an invalid-cursor error when malformed, tampered or of another sort. */
 export function decodeSearchCursor(secret: string, sort: 'name' | 'name_desc', cursor: string): string {
   const parsed = payloadSchema.safeParse(verifyCursor(secret, KIND, cursor));
   if (!parsed.success) {
-    throw new ApiError(400, 'INVALID_REQUEST', 'Invalid cursor', [{ field: 'cursor', message: 'malformed or tampered cursor' }]);
+    throw new DomainError('invalid-cursor', 'Invalid cursor', [{ field: 'cursor', message: 'malformed or tampered cursor' }]);
   }
   if (parsed.data.s !== sort) {
-    throw new ApiError(400, 'INVALID_REQUEST', 'Cursor belongs to another sort', [
+    throw new DomainError('invalid-cursor', 'Cursor belongs to another sort', [
       { field: 'cursor', message: `cursor was issued for sort=${parsed.data.s}` },
     ]);
   }

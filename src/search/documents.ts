@@ -1,5 +1,14 @@
-import type { Offer, Product, SearchItem } from '../api/schemas/buyer.js';
-import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from './policy.js';
+import type { Offer, Product, SearchItem } from '../contract/buyer.js';
+import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from '../contract/policy.js';
+import type {
+  HandoffStoreFacts,
+  ListingFacts,
+  NativeRow,
+  ProductFacts,
+  SellerFacts,
+  SkuFacts,
+  VariantFacts,
+} from '../db/offer-source.js';
 import { productSortKey, terms } from './text.js';
 
 // One Elasticsearch index holds four document types (see docs/search-design.md):
@@ -13,62 +22,6 @@ import { productSortKey, terms } from './text.js';
 //           answers unfiltered-by-offer queries (the landing grid) from these, one per product.
 // The wire objects (offer, product, ...) are stored ready-made in non-indexed fields, so reads
 // return them without reassembly.
-
-export interface ProductFacts {
-  productId: number;
-  name: string | null;
-  set: string | null;
-  category: string | null;
-  rarity: string | null;
-  collectorNumber: string | null;
-  imageUrl: string | null;
-  details: { label: string; value: string }[];
-}
-
-export interface SkuFacts {
-  skuId: number;
-  productId: number;
-  condition: string | null;
-  language: string | null;
-  finish: string | null;
-}
-
-export interface SellerFacts {
-  sellerId: number;
-  sellerCode: string;
-  storeName: string;
-  vacation: boolean;
-  browseEligible: boolean;
-  poBoxDelivery: 'available' | 'seller_declines';
-  salesCount: number;
-  reviewSum: number;
-  reviewCount: number;
-}
-
-export interface ListingFacts {
-  sellerId: number;
-  skuId: number;
-  price: number;
-  available: number;
-}
-
-export interface HandoffStoreFacts {
-  storeSlug: string;
-  storeName: string;
-  sellerCode: string | null;
-  active: boolean;
-  reviewSum: number;
-  reviewCount: number;
-}
-
-export interface VariantFacts {
-  variantId: number;
-  storeSlug: string;
-  skuId: number;
-  productId: number;
-  price: number;
-  quantity: number;
-}
 
 /** Product-level fields copied onto every offer so search filters, sorts and groups on offers alone. */
 export interface ProductFields {
@@ -287,6 +240,45 @@ export function handoffOfferDoc(
     ...productFields(productId, product),
     offer,
   };
+}
+
+/**
+ * The offer documents of native rows, in order; rows of sellers missing from `sellers` (unknown
+ * sellers) give none. The one builder the indexer and the PostgreSQL fallback share.
+ */
+export function nativeOfferDocs(
+  rows: readonly NativeRow[],
+  sellers: ReadonlyMap<number, SellerFacts>,
+  products: ReadonlyMap<number, ProductFacts>,
+  poBoxSuspended: boolean,
+): { id: string; doc: OfferDoc }[] {
+  const out: { id: string; doc: OfferDoc }[] = [];
+  for (const r of rows) {
+    const seller = sellers.get(r.listing.sellerId);
+    if (!seller) continue;
+    out.push({
+      id: docId.native(r.listing.sellerId, r.listing.skuId),
+      doc: nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBoxSuspended),
+    });
+  }
+  return out;
+}
+
+/** The offer documents of handoff variants, in order; variants of unknown stores give none. */
+export function handoffOfferDocs(
+  variants: readonly VariantFacts[],
+  skus: ReadonlyMap<number, SkuFacts>,
+  stores: ReadonlyMap<string, HandoffStoreFacts>,
+  products: ReadonlyMap<number, ProductFacts>,
+): { id: string; doc: OfferDoc }[] {
+  const out: { id: string; doc: OfferDoc }[] = [];
+  for (const v of variants) {
+    const store = stores.get(v.storeSlug);
+    if (!store) continue;
+    const sku = skus.get(v.skuId);
+    out.push({ id: docId.handoff(v.variantId), doc: handoffOfferDoc(v, sku, store, products.get(sku?.productId ?? v.productId)) });
+  }
+  return out;
 }
 
 export function productDoc(p: ProductFacts): ProductDoc {

@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Offer, Product } from '../api/schemas/buyer.js';
+import type { Offer, Product } from '../contract/buyer.js';
 import type { OfferDoc, SellerDoc, SkuDoc } from './documents.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { searchBody } from './queries/search-body.js';

@@ -1,5 +1,5 @@
-import type { Facets, SearchItem } from '../api/schemas/buyer.js';
-import type { Pool, PoolClient } from '../db/pool.js';
+import { FACETS, type Facets, type SearchItem } from '../contract/buyer.js';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import {
   handoffStoreFacts,
   nativeRows,
@@ -16,8 +16,7 @@ import {
   type FacetRow,
   type ResultRow,
 } from '../db/fallback-source.js';
-import { docId, handoffOfferDoc, nativeOfferDoc, productDoc, productFields, searchItem, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
-import { FACETS } from './queries/filters.js';
+import { handoffOfferDocs, nativeOfferDocs, productDoc, productFields, searchItem, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
 import { FACET_SIZE } from './queries/search-body.js';
@@ -35,7 +34,7 @@ import { compareCodePoints, productSortKey, terms } from './text.js';
 // Each read runs in one REPEATABLE READ, READ ONLY transaction (one consistent snapshot) with a
 // statement timeout, so a slow fallback query gives up instead of piling up on the database.
 // JIT is off for them: the seller_readiness view's cost estimate triggers JIT compilation that
-// takes ~300 ms, far more than the queries themselves.
+// takes far longer than the queries themselves (BENCHMARKS.md, "PostgreSQL JIT").
 
 export interface PgReadsOptions {
   /** SET LOCAL statement_timeout of each fallback transaction. */
@@ -46,42 +45,13 @@ export interface PgReadsOptions {
 
 export const DEFAULT_PG_READS: PgReadsOptions = { statementTimeoutMs: 2500, connectTimeoutMs: 1000 };
 
-async function connectWithin(pool: Pool, ms: number): Promise<PoolClient> {
-  let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  const connecting = pool.connect();
-  try {
-    return await Promise.race([
-      connecting,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          timedOut = true;
-          reject(new Error(`no PostgreSQL connection within ${ms} ms`));
-        }, ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    // A connection that arrives after the deadline goes straight back to the pool.
-    if (timedOut) void connecting.then((c) => c.release()).catch(() => undefined);
-  }
-}
-
-async function inSnapshot<T>(pool: Pool, opts: PgReadsOptions, fn: (db: PoolClient) => Promise<T>): Promise<T> {
-  const db = await connectWithin(pool, opts.connectTimeoutMs);
-  try {
-    await db.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(opts.statementTimeoutMs))}; SET LOCAL jit = off; SET LOCAL work_mem = '16MB'`,
-    );
-    const result = await fn(db);
-    await db.query('COMMIT');
-    return result;
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    db.release();
-  }
+function inSnapshot<T>(pool: Pool, opts: PgReadsOptions, fn: (db: PoolClient) => Promise<T>): Promise<T> {
+  return withTransaction(pool, fn, {
+    isolation: 'repeatable read',
+    readOnly: true,
+    local: { statement_timeout: String(Math.max(1, Math.floor(opts.statementTimeoutMs))), jit: 'off', work_mem: "'16MB'" },
+    connectTimeoutMs: opts.connectTimeoutMs,
+  });
 }
 
 const uniq = <T>(xs: T[]): T[] => [...new Set(xs)];
@@ -135,16 +105,7 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
         const stores = await handoffStoreFacts(db, uniq(variants.map((v) => v.storeSlug)));
         const products = await productFacts(db, [productId]);
 
-        const docs: OfferDoc[] = [];
-        for (const r of natives) {
-          const seller = sellers.get(r.listing.sellerId);
-          if (seller) docs.push(nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox));
-        }
-        for (const v of variants) {
-          const store = stores.get(v.storeSlug);
-          const sku = skus.get(v.skuId);
-          if (store) docs.push(handoffOfferDoc(v, sku, store, products.get(sku?.productId ?? v.productId)));
-        }
+        const docs = [...nativeOfferDocs(natives, sellers, products, poBox), ...handoffOfferDocs(variants, skus, stores, products)].map((o) => o.doc);
         const shown = docs
           .filter(
             (d) =>
@@ -216,12 +177,7 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
         const skus = await skuFacts(db, uniq(body.lines.map((l) => l.skuId)));
         const products = await productFacts(db, uniq([...rows.map((r) => r.sku.productId), ...[...skus.values()].map((s) => s.productId)]));
         const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
-        for (const r of rows) {
-          const seller = sellers.get(r.listing.sellerId);
-          if (!seller) continue;
-          const d = nativeOfferDoc(r.listing, r.sku, seller, products.get(r.sku.productId), poBox);
-          docs.offers.set(docId.native(r.listing.sellerId, r.listing.skuId), { offer: d.offer });
-        }
+        for (const o of nativeOfferDocs(rows, sellers, products, poBox)) docs.offers.set(o.id, { offer: o.doc.offer });
         for (const s of skus.values()) docs.skus.set(s.skuId, { cart: skuDoc(s, products.get(s.productId)).cart });
         for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: sellerDoc(s).cartSeller });
         return cartLines(body.lines, docs);

@@ -1,4 +1,4 @@
-import type { CartLine, LookupBody, Offer, Product, ProductQuery, SearchQuery } from '../api/schemas/buyer.js';
+import type { CartLine, LookupBody, Offer, Product, ProductQuery, SearchQuery } from '../contract/buyer.js';
 import type { SearchPage } from './queries/search-result.js';
 
 /** The three buyer reads, whichever store answers them (the index, or PostgreSQL in Degraded Mode). */

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { startTestIndexer } from '../support/indexer.js';
-import { qs } from '../support/app.js';
+import { appDeps, qs } from '../support/app.js';
 import { applyScenarioExtras, generateScenario, type Scenario } from '../support/scenario.js';
 import { reference } from '../support/reference.js';
 import { PRODUCT_QUERIES, lookupPairs, searchCases, walkSearch, withoutPolicyText } from '../support/differential.js';
@@ -13,10 +13,9 @@ import { createApp } from '../../src/api/app.js';
 import { routeModules } from '../../src/api/routes/index.js';
 import type { AppDeps } from '../../src/api/deps.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { degradedModeFor } from '../../src/search/degraded/mode.js';
 import { indexReads } from '../../src/search/index-reads.js';
 import { pgReads } from '../../src/search/pg-reads.js';
-import { productQuerySchema, searchQuerySchema } from '../../src/api/schemas/buyer.js';
+import { productQuerySchema, searchQuerySchema } from '../../src/contract/buyer.js';
 import type { BuyerReads } from '../../src/search/reads.js';
 import type { SearchPage } from '../../src/search/queries/search-result.js';
 
@@ -44,9 +43,12 @@ beforeAll(async () => {
   indexer = await startTestIndexer(ctx);
   await indexer.idle();
   await ctx.es.indices.refresh({ index: ctx.index.alias });
-  deps = { env: ctx.env, pool: ctx.pool, es: ctx.es, index: ctx.index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api') };
   // Degraded Mode held on: no watcher to close it, and it never half-opens.
-  const mode = degradedModeFor(deps, { watch: { enabled: false }, breaker: { openMs: 1e12 } });
+  deps = appDeps(
+    { env: ctx.env, pool: ctx.pool, es: ctx.es, index: ctx.index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api') },
+    { degraded: { watch: { enabled: false }, breaker: { openMs: 1e12 } } },
+  );
+  const mode = deps.services.degraded;
   mode.breaker.observe({ kind: 'unreachable', detail: 'forced by the test' });
   app = createApp(deps, routeModules);
   ref = reference(scenario);
@@ -95,7 +97,7 @@ describe('Degraded Mode from PostgreSQL equals the reference (through the API)',
   });
 
   it('every answer came from PostgreSQL: no cache hit, no 503', () => {
-    const m = degradedModeFor(deps).metrics;
+    const m = deps.services.degraded.metrics;
     expect(m.fallbacks).toBeGreaterThan(100);
     expect(m.cacheHits).toBe(0);
     expect(m.unavailable).toBe(0);

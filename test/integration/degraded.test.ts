@@ -6,7 +6,7 @@ import { createTestContext, type TestContext } from '../support/context.js';
 import { startTestIndexer } from '../support/indexer.js';
 import { startEsNode, type EsNode } from '../support/es-node.js';
 import { eventually } from '../support/eventually.js';
-import { qs } from '../support/app.js';
+import { appDeps, qs } from '../support/app.js';
 import { applyScenarioExtras, generateScenario, type Scenario } from '../support/scenario.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import type { LiveIndexer } from '../../indexer/live.js';
@@ -16,7 +16,6 @@ import type { AppDeps } from '../../src/api/deps.js';
 import { createEsClient } from '../../src/es/client.js';
 import { createPool } from '../../src/db/pool.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { degradedModeFor } from '../../src/search/degraded/mode.js';
 
 // Degraded Mode end to end, against a throwaway Elasticsearch node of this test's own (never the
 // shared one): warm some requests while healthy, SIGKILL the node, and the API keeps answering:
@@ -111,24 +110,23 @@ beforeAll(async () => {
   await indexer.idle();
   await indexerEs.indices.refresh({ index: ctx.index.alias });
   // The app as production builds it: its own ES client with the production request timeout.
-  deps = { env: ctx.env, pool: ctx.pool, es: createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS), index: ctx.index, logger };
+  deps = appDeps({ env: ctx.env, pool: ctx.pool, es: createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS), index: ctx.index, logger });
   app = createApp(deps, routeModules);
-  probeDeps = { ...deps, es: createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS) };
+  probeDeps = appDeps({ ...deps, es: createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS) });
   probeApp = createApp(probeDeps, routeModules);
   requests = buildRequests(scenario);
   // A node just started answers its first queries slowly (JIT, caches); warm it through an app
   // with a generous query timeout so the healthy phase measures a warm cluster, not a cold one.
-  const warmDeps: AppDeps = { ...deps, es: createEsClient(node.url, 30_000) };
-  degradedModeFor(warmDeps, { queryTimeoutMs: 30_000, watch: { enabled: false } });
+  const warmDeps = appDeps({ ...deps, es: createEsClient(node.url, 30_000) }, { degraded: { queryTimeoutMs: 30_000, watch: { enabled: false } } });
   const warmApp = createApp(warmDeps, routeModules);
   for (const r of requests) await send(warmApp, r);
-  degradedModeFor(warmDeps).stop();
+  warmDeps.services.degraded.stop();
   await warmDeps.es.close();
 }, 240_000);
 
 afterAll(async () => {
-  degradedModeFor(deps)?.stop();
-  degradedModeFor(probeDeps)?.stop();
+  deps?.services.degraded.stop();
+  probeDeps?.services.degraded.stop();
   await indexer?.stop();
   await Promise.allSettled([deps?.es.close(), probeDeps?.es.close(), indexerEs?.close()]);
   await base?.close();
@@ -153,9 +151,9 @@ describe('Degraded Mode with a real cluster failure', () => {
         expect(got.body.data, r.name).toEqual(want.body.data);
       }
     }
-    const m = degradedModeFor(deps).metrics;
+    const m = deps.services.degraded.metrics;
     expect(m.indexAnswers).toBe(requests.filter((_, i) => warmed(i)).length);
-    expect(degradedModeFor(deps).cache.entries).toBe(m.indexAnswers);
+    expect(deps.services.degraded.cache.entries).toBe(m.indexAnswers);
   });
 
   it('cluster killed: every request still answers 200, degraded, with the same data', async () => {
@@ -184,7 +182,7 @@ describe('Degraded Mode with a real cluster failure', () => {
     expect(walkDegraded.every((p) => p.degraded)).toBe(true);
     expect(walkDegraded.map((p) => p.data)).toEqual(walkHealthy.map((p) => p.data));
 
-    const mode = degradedModeFor(deps);
+    const mode = deps.services.degraded;
     expect(mode.metrics.cacheHits).toBeGreaterThanOrEqual(requests.filter((_, i) => warmed(i)).length);
     expect(mode.metrics.fallbacks).toBeGreaterThanOrEqual(requests.filter((_, i) => !warmed(i)).length);
     expect(mode.metrics.unavailable).toBe(0);
@@ -206,7 +204,7 @@ describe('Degraded Mode with a real cluster failure', () => {
 
   it('cluster down and PostgreSQL unreachable: 503 SERVICE_UNAVAILABLE with Retry-After, never a bare 500', async () => {
     const deadPg = createPool('postgres://postgres@127.0.0.1:1/nothing', 2);
-    const d: AppDeps = { ...deps, pool: deadPg };
+    const d = appDeps({ ...deps, pool: deadPg });
     const a = createApp(d, routeModules);
     try {
       const res = await request(a).get('/search?keyword=never-warmed');
@@ -218,7 +216,7 @@ describe('Degraded Mode with a real cluster failure', () => {
       expect(ready.body.data).toMatchObject({ postgres: 'down' });
       expect((await request(a).get('/metrics')).text).toMatch(/^degraded_unavailable_total 1$/m);
     } finally {
-      degradedModeFor(d).stop();
+      d.services.degraded.stop();
       await deadPg.end();
     }
   });
@@ -317,7 +315,7 @@ describe('Degraded Mode with a real cluster failure', () => {
       await indexerEs.indices.delete({ index: red });
     }
     await eventually(async () => expect((await request(app).get('/search')).body.degraded).toBeUndefined(), 10_000, 200);
-    const m = degradedModeFor(deps).metrics;
+    const m = deps.services.degraded.metrics;
     expect(m.unavailable).toBe(0);
     expect(m.opens).toBeGreaterThanOrEqual(4);
   });

@@ -124,7 +124,7 @@ describe('version header', () => {
 
 describe('inventory source', () => {
   it('a seller whose source is not platform gets 409 SELLER_SOURCE_EXCLUSIVE on every write route; reads work', async () => {
-    for (const route of ROUTES.filter(([m, p]) => m === 'post')) {
+    for (const route of ROUTES.filter(([m]) => m === 'post')) {
       const res = await call(app, route, auth(keys.ledger));
       expect(res.status, route[1]).toBe(409);
       expect(res.body.error.code).toBe('SELLER_SOURCE_EXCLUSIVE');

@@ -1,19 +1,27 @@
 import type { Express } from 'express';
 import { createApp } from '../../src/api/app.js';
 import { routeModules } from '../../src/api/routes/index.js';
+import type { AppDeps } from '../../src/api/deps.js';
+import type { Infra } from '../../src/config/infra.js';
 import { createLogger } from '../../src/lib/logger.js';
+import { createServices, type ServiceOverrides } from '../../src/services.js';
 import type { TestContext } from './context.js';
+
+/** App deps with their own services, built the way src/main.ts builds them. */
+export function appDeps(infra: Infra, overrides: ServiceOverrides = {}): AppDeps {
+  return { ...infra, services: createServices(infra, overrides) };
+}
 
 /** The real app, in-process, on the test's own database and index. */
 export function testApp(ctx: TestContext, env: Partial<TestContext['env']> = {}): Express {
   return createApp(
-    {
+    appDeps({
       env: { ...ctx.env, ...env },
       pool: ctx.pool,
       es: ctx.es,
       index: ctx.index,
       logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api'),
-    },
+    }),
     routeModules,
   );
 }

@@ -1,7 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
-import type { Pool } from '../../src/db/pool.js';
+import { SNAPSHOT, withTransaction, type Pool } from '../../src/db/pool.js';
 import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../../src/db/offer-source.js';
 import { handoffOps, nativeOps, productOps, sellerOps, skuOps } from '../../indexer/build-ops.js';
 import { cardDoc, docId, foldOffer, type CardFold, type OfferDoc } from '../../src/search/documents.js';
@@ -12,33 +12,32 @@ import { cardDoc, docId, foldOffer, type CardFold, type OfferDoc } from '../../s
 export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
   const folds = new Map<number, CardFold>();
-  const db = await pool.connect();
-  try {
-    await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const poBox = await poBoxSuspended(db);
-    let after: Pair | null = null;
-    for (;;) {
-      const page = await pairsPage(db, after, 2000);
-      if (page.length === 0) break;
-      for (const op of await nativeOps(db, page, poBox)) if (op.doc) out.set(op.id, op.doc);
-      after = page[page.length - 1]!;
-    }
-    for (const [table, build] of [['handoff_variants', handoffOps], ['products', productOps], ['skus', skuOps], ['sellers', sellerOps]] as const) {
-      let last = 0;
+  await withTransaction(
+    pool,
+    async (db) => {
+      const poBox = await poBoxSuspended(db);
+      let after: Pair | null = null;
       for (;;) {
-        const ids = await idsPage(db, table, last, 2000);
-        if (ids.length === 0) break;
-        for (const op of await build(db, ids)) if (op.doc) out.set(op.id, op.doc);
-        last = ids[ids.length - 1]!;
+        const page = await pairsPage(db, after, 2000);
+        if (page.length === 0) break;
+        for (const op of await nativeOps(db, page, poBox)) if (op.doc) out.set(op.id, op.doc);
+        after = page[page.length - 1]!;
       }
-    }
-    // Cards: every product with a shown offer, folded from the offers computed above.
-    for (const doc of out.values()) if ((doc as { docType: string }).docType === 'offer') foldOffer(folds, doc as OfferDoc);
-    for (const f of folds.values()) out.set(docId.card(f.fields.item.productId), cardDoc(f));
-    await db.query('COMMIT');
-  } finally {
-    db.release();
-  }
+      for (const [table, build] of [['handoff_variants', handoffOps], ['products', productOps], ['skus', skuOps], ['sellers', sellerOps]] as const) {
+        let last = 0;
+        for (;;) {
+          const ids = await idsPage(db, table, last, 2000);
+          if (ids.length === 0) break;
+          for (const op of await build(db, ids)) if (op.doc) out.set(op.id, op.doc);
+          last = ids[ids.length - 1]!;
+        }
+      }
+      // Cards: every product with a shown offer, folded from the offers computed above.
+      for (const doc of out.values()) if ((doc as { docType: string }).docType === 'offer') foldOffer(folds, doc as OfferDoc);
+      for (const f of folds.values()) out.set(docId.card(f.fields.item.productId), cardDoc(f));
+    },
+    SNAPSHOT,
+  );
   return out;
 }
 

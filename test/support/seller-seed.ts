@@ -5,6 +5,7 @@ import { sellerRoutes } from '../../src/api/routes/seller/index.js';
 import { createLogger } from '../../src/lib/logger.js';
 import { issueApiKey } from '../../src/db/api-keys.js';
 import type { Env } from '../../src/config/env.js';
+import { appDeps } from './app.js';
 
 // Seller-API test data, inserted with plain SQL: a small catalog and three sellers.
 //   products 101 (skus 1001, 1002, 1003) and 102 (sku 2001); sku 9999 is NOT in the catalog.
@@ -12,7 +13,6 @@ import type { Env } from '../../src/config/env.js';
 
 export const MAPLE = 7;
 export const BIRCH = 8;
-export const LEDGER = 9;
 
 export async function seedSellerApi(ctx: TestContext): Promise<{ maple: string; birch: string; ledger: string }> {
   await ctx.pool.query(`
@@ -36,8 +36,12 @@ export async function seedSellerApi(ctx: TestContext): Promise<{ maple: string; 
 
 /** The app as production builds it, with the seller routes (and any extra test modules). */
 export function sellerApp(ctx: TestContext, envOverrides: Partial<Env> = {}, extra: RouteModule[] = []): Express {
+  // Seller routes never read through Degraded Mode: no cluster watcher for these apps.
   return createApp(
-    { env: { ...ctx.env, ...envOverrides }, pool: ctx.pool, es: ctx.es, index: ctx.index, logger: createLogger('silent') },
+    appDeps(
+      { env: { ...ctx.env, ...envOverrides }, pool: ctx.pool, es: ctx.es, index: ctx.index, logger: createLogger('silent') },
+      { degraded: { watch: { enabled: false } } },
+    ),
     [...sellerRoutes, ...extra],
   );
 }

@@ -10,7 +10,7 @@ import { loadEnv } from '../../src/config/env.js';
 import type { Pool } from '../../src/db/pool.js';
 import { indexNames } from '../../src/es/index-names.js';
 import { createLogger } from '../../src/lib/logger.js';
-import { createBuyerService } from '../../src/search/buyer-service.js';
+import { createServices } from '../../src/services.js';
 import type { BuyerReads } from '../../src/search/reads.js';
 
 // Good answers are serialized once (the last-good cache keeps the text the response is built
@@ -48,14 +48,16 @@ function setup() {
       return { ...product(id), fromPg: true } as never;
     },
   } as unknown as BuyerReads;
-  const deps: AppDeps = {
+  const infra = {
     env: loadEnv({}),
     pool: {} as Pool,
     es: new Client({ node: 'http://127.0.0.1:9' }),
     index: indexNames('unit'),
     logger: createLogger('silent'),
   };
-  const service = createBuyerService(deps, { primary, fallback, watch: { enabled: false } });
+  const services = createServices(infra, { degraded: { watch: { enabled: false } }, buyer: { primary, fallback } });
+  const deps: AppDeps = { ...infra, services };
+  const service = services.buyer;
   const routes: RouteModule = (app, d) => {
     productRoutes(service)(app, d);
     lookupRoutes(service)(app, d);

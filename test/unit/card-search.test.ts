@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { searchQuerySchema } from '../../src/api/schemas/buyer.js';
+import { searchQuerySchema } from '../../src/contract/buyer.js';
 import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/queries/card-search.js';
-import { cardDoc, foldOffer, handoffOfferDoc, nativeOfferDoc, type CardFold, type SellerFacts } from '../../src/search/documents.js';
+import { cardDoc, foldOffer, handoffOfferDoc, nativeOfferDoc, type CardFold } from '../../src/search/documents.js';
+import type { SellerFacts } from '../../src/db/offer-source.js';
 
 const q = (raw: Record<string, string | string[]>) => searchQuerySchema.parse(raw);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lowestXid8 } from '../../indexer/change-feed.js';
+import { lowestXid8 } from '../../src/db/feed-guard.js';
 
 describe('lowestXid8', () => {
   it('is xmax when no transaction of this database runs', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LastGoodCache, requestKey, stableJson } from '../../src/search/degraded/cache.js';
 import { ConcurrencyLimiter, LimiterBusy } from '../../src/search/degraded/limiter.js';
-import { renderPrometheus } from '../../src/search/degraded/metrics.js';
-import { searchQuerySchema, productQuerySchema } from '../../src/api/schemas/buyer.js';
+import { renderPrometheus } from '../../src/lib/prometheus.js';
+import { searchQuerySchema, productQuerySchema } from '../../src/contract/buyer.js';
 import { termPrefilter } from '../../src/search/pg-reads.js';
 import { fold, terms } from '../../src/search/text.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoToMicros, microsToIso, planListingWrites, type PlanItem, type StoredListing } from '../../src/lib/listing-plan.js';
+import { isoToMicros, microsToIso, planListingWrites, type PlanItem, type StoredListing } from '../../src/listings/plan.js';
 
 const us = (iso: string) => isoToMicros(iso)!;
 const T1 = us('2026-11-01T00:00:00Z');

@@ -51,6 +51,7 @@ describe('sample generator', () => {
     expect(categories.size).toBeGreaterThanOrEqual(4);
     const conditions = new Set(doc.skus!.map((s) => s.condition));
     for (const c of ['Unopened', 'Near Mint', 'Lightly Played', 'Moderately Played', 'Heavily Played', 'Damaged']) expect(conditions).toContain(c);
+    // eslint-disable-next-line no-control-regex -- any character outside ASCII
     expect(doc.products!.some((p) => /[^\x00-\x7f]/.test(p.name ?? ''))).toBe(true);
     const sellers = doc.sellers!;
     expect(sellers.some((s) => s.vacation)).toBe(true);

@@ -1,12 +1,30 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DomainError } from '../../contract/errors.js';
 import { ApiError, errorBody } from '../envelope.js';
 
 export const notFound: RequestHandler = (req, res) => {
   res.status(404).json(errorBody('NOT_FOUND', `No route for ${req.method} ${req.path}`));
 };
 
+/** The one place a domain error becomes an HTTP status and envelope code. */
+export function apiErrorOf(err: DomainError): ApiError {
+  switch (err.kind) {
+    case 'invalid-cursor':
+      return new ApiError(400, 'INVALID_REQUEST', err.message, err.issues);
+    case 'search-unavailable':
+      return new ApiError(503, 'SERVICE_UNAVAILABLE', err.message, err.issues, { 'Retry-After': String(err.retryAfterSeconds ?? 5) });
+    case 'not-found':
+      return new ApiError(404, 'NOT_FOUND', err.message, err.issues);
+    case 'order-not-found':
+      return new ApiError(404, 'ORDER_NOT_FOUND', err.message, err.issues);
+    case 'invalid-transition':
+      return new ApiError(422, 'INVALID_TRANSITION', err.message, err.issues);
+  }
+}
+
 /** Last handler: client errors keep their status and code; anything else is logged and is a 500. */
-export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
+export const errorHandler: ErrorRequestHandler = (thrown, req, res, _next) => {
+  const err: unknown = thrown instanceof DomainError ? apiErrorOf(thrown) : thrown;
   if (err instanceof ApiError) {
     for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
     res.status(err.status).json(errorBody(err.code, err.message, err.details));

@@ -1,24 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../envelope.js';
-import { retryAfterSeconds, TokenBucketLimiter } from '../../lib/rate-limiter.js';
+import { retryAfterSeconds, type TokenBucketLimiter } from '../../lib/rate-limiter.js';
 import { sellerOf } from './auth.js';
 
 // Limits are configuration (RATE_LIMIT_SELLER_PER_MIN, RATE_LIMIT_PUBLIC_PER_MIN): per API key on
-// seller routes, per client address on public routes. One limiter per app (per deps object), so
-// every route module that mounts `publicRateLimit(deps)` shares the same per-address budget.
-
-const sellerLimiters = new WeakMap<AppDeps, TokenBucketLimiter>();
-const publicLimiters = new WeakMap<AppDeps, TokenBucketLimiter>();
-
-function limiterFor(cache: WeakMap<AppDeps, TokenBucketLimiter>, deps: AppDeps, perMinute: number): TokenBucketLimiter {
-  let limiter = cache.get(deps);
-  if (!limiter) {
-    limiter = new TokenBucketLimiter(perMinute);
-    cache.set(deps, limiter);
-  }
-  return limiter;
-}
+// seller routes, per client address on public routes. The limiters are services (createServices),
+// so every route module that mounts `publicRateLimit(deps)` shares the same per-address budget.
 
 function enforce(limiter: TokenBucketLimiter, key: string, res: Response): void {
   const r = limiter.take(key, Date.now());
@@ -34,7 +22,7 @@ function enforce(limiter: TokenBucketLimiter, key: string, res: Response): void 
 
 /** Per-key limit for seller routes; mount after `sellerAuth`. */
 export function sellerRateLimit(deps: AppDeps): RequestHandler {
-  const limiter = limiterFor(sellerLimiters, deps, deps.env.RATE_LIMIT_SELLER_PER_MIN);
+  const limiter = deps.services.rateLimits.seller;
   return (req, res, next) => {
     enforce(limiter, `key:${sellerOf(req).keyId}`, res);
     next();
@@ -48,7 +36,7 @@ function clientAddress(req: Request): string {
 
 /** Per-client-address limit for the public (buyer) routes. */
 export function publicRateLimit(deps: AppDeps): RequestHandler {
-  const limiter = limiterFor(publicLimiters, deps, deps.env.RATE_LIMIT_PUBLIC_PER_MIN);
+  const limiter = deps.services.rateLimits.public;
   return (req, res, next) => {
     enforce(limiter, `ip:${clientAddress(req)}`, res);
     next();

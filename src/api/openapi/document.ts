@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import * as buyer from '../schemas/buyer.js';
-import * as seller from '../schemas/seller.js';
+import * as buyer from '../../contract/buyer.js';
+import * as seller from '../../contract/seller.js';
 import { CURRENT_API_VERSION } from '../middleware/api-version.js';
 
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests and type

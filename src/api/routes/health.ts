@@ -1,5 +1,4 @@
 import type { RouteModule } from '../app.js';
-import { degradedModeFor } from '../../search/degraded/mode.js';
 
 // /healthz: the process is alive (for a liveness probe; touches nothing).
 // /readyz: can the API answer? PostgreSQL is required (it is the source of truth and the
@@ -8,7 +7,7 @@ import { degradedModeFor } from '../../search/degraded/mode.js';
 // /metrics: Prometheus text: Degraded Mode (gauge), breaker state, cluster status, cache hits,
 //   PostgreSQL fallbacks, 503s.
 export const healthRoutes: RouteModule = (app, deps) => {
-  const mode = degradedModeFor(deps);
+  const mode = deps.services.degraded;
 
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });

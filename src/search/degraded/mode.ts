@@ -1,17 +1,18 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { AppDeps } from '../../api/deps.js';
+import type { Infra } from '../../config/infra.js';
 import type { Logger } from '../../lib/logger.js';
 import { DEFAULT_PG_READS, type PgReadsOptions } from '../pg-reads.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerState, type Observation, type Permit } from './breaker.js';
 import { DEFAULT_CACHE, LastGoodCache, type LastGoodCacheOptions } from './cache.js';
 import { DEFAULT_WATCH, watchCluster, type ClusterView, type ClusterWatch, type ClusterWatchOptions } from './cluster-watch.js';
 import { ConcurrencyLimiter, DEFAULT_LIMITER, type LimiterOptions } from './limiter.js';
-import { emptyDegradedMetrics, renderPrometheus, type DegradedMetrics } from './metrics.js';
+import { renderPrometheus } from '../../lib/prometheus.js';
+import { emptyDegradedMetrics, type DegradedMetrics } from './metrics.js';
 
-// One Degraded Mode state per app (per deps object): the breaker, the cluster watcher feeding
-// it, the last-good cache, the fallback limiter and the counters. The buyer service and the
-// health routes look it up with degradedModeFor(deps), so /readyz and /metrics report the same
-// state the buyer reads act on.
+// One Degraded Mode state per process (built by createServices): the breaker, the cluster watcher
+// feeding it, the last-good cache, the fallback limiter and the counters. The buyer service and
+// the health routes are handed the same object, so /readyz and /metrics report the same state
+// the buyer reads act on.
 
 export interface DegradedOptions {
   breaker: BreakerOptions;
@@ -79,19 +80,7 @@ export interface DegradedMode {
   stop(): void;
 }
 
-const registry = new WeakMap<object, DegradedMode>();
-
-/** The Degraded Mode state of these deps; created (with `overrides`) on first use. */
-export function degradedModeFor(deps: AppDeps, overrides: DegradedOverrides = {}): DegradedMode {
-  let mode = registry.get(deps);
-  if (!mode) {
-    mode = createDegradedMode(deps, overrides);
-    registry.set(deps, mode);
-  }
-  return mode;
-}
-
-export function createDegradedMode(deps: Pick<AppDeps, 'es' | 'index' | 'logger' | 'env'>, overrides: DegradedOverrides = {}): DegradedMode {
+export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' | 'env'>, overrides: DegradedOverrides = {}): DegradedMode {
   const base = defaultDegradedOptions(deps.env.ES_REQUEST_TIMEOUT_MS);
   const options: DegradedOptions = {
     breaker: { ...base.breaker, ...overrides.breaker },

@@ -1,6 +1,6 @@
-import type { Facets, SearchItem, SearchQuery } from '../../api/schemas/buyer.js';
+import { FACETS, type Facets, type SearchItem, type SearchQuery } from '../../contract/buyer.js';
 import type { CardDoc } from '../documents.js';
-import { bool, FACETS, facetClausesExcept, searchClauses, type Clause } from './filters.js';
+import { bool, facetClausesExcept, searchClauses } from './filters.js';
 import { FACET_FIELD, FACET_SIZE } from './search-body.js';
 import { sellerFacetValue, type SearchPage } from './search-result.js';
 

@@ -1,12 +1,10 @@
-import type { SearchQuery } from '../../api/schemas/buyer.js';
+import { FACETS, type FacetName, type SearchQuery } from '../../contract/buyer.js';
 import { terms } from '../text.js';
 
 // Search filters as Elasticsearch clauses over offer documents. Facets are disjunctive, so each
 // clause is kept under the facet it belongs to: a facet's counts apply every clause but its own.
 
 export type Clause = Record<string, unknown>;
-export const FACETS = ['category', 'set', 'rarity', 'condition', 'language', 'finish', 'collectorNumber', 'seller'] as const;
-export type FacetName = (typeof FACETS)[number];
 
 export interface SearchClauses {
   /** Offer documents a buyer may see; applied to everything. */

@@ -1,6 +1,6 @@
-import type { CartLine, LookupBody } from '../../api/schemas/buyer.js';
+import type { CartLine, LookupBody } from '../../contract/buyer.js';
 import { docId, type OfferDoc, type SellerDoc, type SkuDoc } from '../documents.js';
-import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../policy.js';
+import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../../contract/policy.js';
 
 // Cart line lookup: every pair needs its native offer, its catalog sku and its seller; all three
 // are documents with known ids, so one _mget answers up to 500 lines.

@@ -1,4 +1,4 @@
-import type { ProductQuery } from '../../api/schemas/buyer.js';
+import type { ProductQuery } from '../../contract/buyer.js';
 import { docId } from '../documents.js';
 import { shownOffers, type Clause } from './filters.js';
 

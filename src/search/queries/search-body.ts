@@ -1,5 +1,5 @@
-import type { SearchQuery } from '../../api/schemas/buyer.js';
-import { bool, FACETS, facetClausesExcept, searchClauses, type Clause, type FacetName } from './filters.js';
+import { FACETS, type FacetName, type SearchQuery } from '../../contract/buyer.js';
+import { bool, facetClausesExcept, searchClauses } from './filters.js';
 
 // GET /search as one Elasticsearch request over offer documents (docs/search-design.md):
 // - results: a composite aggregation on the product sort key groups matching offers into products
@@ -20,9 +20,9 @@ export const FACET_FIELD: Record<FacetName, string> = {
 
 export const FACET_SIZE = 100;
 // HyperLogLog++ counts exactly (linear counting) below its precision threshold and within about 1%
-// above it; memory grows with the threshold for every bucket (40,000 under each facet bucket
-// tripped the 1 GB node's request breaker on a 200,000-listing landing search). Facet values with
-// more than this many products get an approximate count (docs/search-design.md).
+// above it; memory grows with the threshold for every bucket (a high one under each facet bucket
+// tripped a small node's request breaker on the landing search: BENCHMARKS.md, "Degraded Mode").
+// Facet values with more than this many products get an approximate count (docs/search-design.md).
 const FACET_PRECISION = 3_000;
 // Distinct stores per product: a handful, so a small threshold stays exact.
 const STORE_PRECISION = 200;

@@ -1,6 +1,5 @@
-import type { Facets, SearchItem } from '../../api/schemas/buyer.js';
+import { FACETS, type Facets, type SearchItem } from '../../contract/buyer.js';
 import { searchItem, type ProductFields } from '../documents.js';
-import { FACETS } from './filters.js';
 
 interface ProductBucket {
   key: { key: string };

@@ -1,7 +1,7 @@
 import type { RouteModule } from '../../app.js';
 import { ok } from '../../envelope.js';
 import { parseOr400 } from '../../validate.js';
-import { searchQuerySchema } from '../../schemas/buyer.js';
+import { searchQuerySchema } from '../../../contract/buyer.js';
 import type { BuyerService } from '../../../search/buyer-service.js';
 import { decodeSearchCursor, encodeSearchCursor } from '../../../search/cursor.js';
 

@@ -4,7 +4,7 @@ import { ApiError, ok } from '../../envelope.js';
 import { parseOr400 } from '../../validate.js';
 import { sellerAuth, sellerOf } from '../../middleware/auth.js';
 import { sellerRateLimit } from '../../middleware/rate-limit.js';
-import { patchMeBodySchema, PREREQUISITE_CODES, type Prerequisite, type PrerequisiteCode, type StoreStatus } from '../../schemas/seller.js';
+import { patchMeBodySchema, PREREQUISITE_CODES, type Prerequisite, type PrerequisiteCode, type StoreStatus } from '../../../contract/seller.js';
 import { readStoreStatus, setVacation, type StoreStatusRow } from '../../../db/store-status.js';
 
 // GET /me and PATCH /me: store status, counts and readiness. Vacation is the only thing a

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './query.js';
 
 // Wire schemas of the seller integration routes (listings writes/export, store status), from
 // api-contract.md and DECISIONS.md. Types are derived from them; the descriptions feed the
@@ -71,9 +72,6 @@ const bulkDeleteItemSchema = z.object({
 /** One item of POST /listings/bulk. */
 export const bulkItemSchema = z.discriminatedUnion('op', [bulkUpsertItemSchema, bulkDeleteItemSchema]);
 
-export type ListingUpsertItem = z.output<typeof listingUpsertItemSchema>;
-export type BulkItem = z.output<typeof bulkItemSchema>;
-
 /** POST /listings body: one item or an array (items are validated one by one). */
 export const listingsPostBodySchema = z
   .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
@@ -111,22 +109,13 @@ export const purgeResponseSchema = z.object({
 // ---------------------------------------------------------------------------------------------
 // Export
 
-/** Query-string integer: digits only (no "1e3", no arrays), then range-checked. */
-const intParam = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^[0-9]{1,10}$/, 'must be an integer')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max));
-
 // Unknown query parameters are ignored, as on the buyer routes (cache busters, tracing tags).
 export const listingsExportQuerySchema = z.object({
-  limit: intParam(1, 1000).optional().describe('Page size, 1 to 1000; default 100'),
+  limit: queryInt(1, 1000, 10).optional().describe('Page size, 1 to 1000; default 100'),
   cursor: z.string().min(1).optional().describe('nextCursor of the previous page'),
   updated_since: z.iso.datetime({ offset: true }).optional().describe('Only listings updated at or after this instant (inclusive)'),
   include_deleted: z.enum(['true', 'false']).optional().describe('Include soft-deleted listings; default false'),
 });
-export type ListingsExportQuery = z.output<typeof listingsExportQuerySchema>;
 
 export const listingSchema = z.object({
   skuId: z.int(),

@@ -1,4 +1,4 @@
-import type { Disclosures, FulfillmentObligation } from '../api/schemas/buyer.js';
+import type { Disclosures, FulfillmentObligation } from './buyer.js';
 
 // Buyer-facing constants of DECISIONS.md, in one place for the index, the PostgreSQL fallback
 // and the cart lookup.

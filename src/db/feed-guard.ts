@@ -1,6 +1,7 @@
-import type { Pool, PoolClient } from '../src/db/pool.js';
+import type { Pool, PoolClient } from './pool.js';
 
-// Reading the durable change feed without skipping late commits.
+// Reading a commit-ordered feed (change_feed today; any table whose rows carry the xid8 of the
+// transaction that wrote them) without skipping late commits.
 //
 // Feed ids are assigned at insert but transactions commit in any order, so "id > last" could pass
 // over a row whose transaction commits later. Instead rows are read in (xid, id) order and only
@@ -23,16 +24,6 @@ export interface Position {
 }
 
 export const START: Position = { xid: '0', id: 0 };
-
-export interface FeedRow {
-  id: number;
-  xid: string;
-  entity: 'listing' | 'seller' | 'product' | 'sku' | 'store' | 'variant' | 'platform' | 'order';
-  k1: number | null;
-  k2: number | null;
-  ktext: string | null;
-  createdAt: Date;
-}
 
 /** The lowest xid (as xid8 text) a transaction of this database could still commit feed rows with. */
 export async function feedGuard(db: Db): Promise<string> {
@@ -63,30 +54,8 @@ export function lowestXid8(xmax: bigint, xids32: bigint[]): bigint {
   return lowest;
 }
 
-export async function readFeed(db: Db, after: Position, limit: number): Promise<FeedRow[]> {
-  const guard = await feedGuard(db);
-  const { rows } = await db.query(
-    // The text form gets its own name: ORDER BY prefers output names, and xids ordered as text
-    // ('1000' < '999') would let LIMIT cut rows below the new checkpoint.
-    `SELECT f.id, f.xid::text AS xid_text, f.entity, f.k1, f.k2, f.ktext, f.created_at
-       FROM change_feed f
-      WHERE (f.xid, f.id) > ($1::xid8, $2::bigint) AND f.xid < $3::xid8
-      ORDER BY f.xid, f.id
-      LIMIT $4`,
-    [after.xid, after.id, guard, limit],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    xid: r.xid_text,
-    entity: r.entity,
-    k1: r.k1,
-    k2: r.k2,
-    ktext: r.ktext,
-    createdAt: r.created_at,
-  }));
-}
-
-export function lastPosition(rows: FeedRow[], fallback: Position): Position {
+/** The position of the last row read, or `fallback` when none was. */
+export function lastPosition(rows: readonly Position[], fallback: Position): Position {
   const last = rows[rows.length - 1];
   return last ? { xid: last.xid, id: last.id } : fallback;
 }
@@ -95,6 +64,8 @@ export function lastPosition(rows: FeedRow[], fallback: Position): Position {
 export async function horizon(db: Db): Promise<Position> {
   return { xid: await feedGuard(db), id: 0 };
 }
+
+// Checkpoints: one position per consumer (feed_checkpoints).
 
 export async function loadCheckpoint(db: Db, consumer: string): Promise<Position | null> {
   const { rows } = await db.query(`SELECT xid::text AS xid, id FROM feed_checkpoints WHERE consumer = $1`, [consumer]);
@@ -111,24 +82,4 @@ export async function saveCheckpoint(db: Db, consumer: string, p: Position): Pro
 
 export async function dropCheckpoint(db: Db, consumer: string): Promise<void> {
   await db.query(`DELETE FROM feed_checkpoints WHERE consumer = $1`, [consumer]);
-}
-
-/** Deletes feed rows every consumer has passed; keeps the table small. */
-export async function pruneFeed(db: Db): Promise<number> {
-  const { rowCount } = await db.query(
-    `DELETE FROM change_feed f
-      USING (SELECT xid, id FROM feed_checkpoints ORDER BY xid, id LIMIT 1) m
-      WHERE (f.xid, f.id) <= (m.xid, m.id)`,
-  );
-  return rowCount ?? 0;
-}
-
-/** Age in seconds of the oldest change not yet indexed (0 when caught up), and how many wait. */
-export async function feedLag(db: Db, p: Position): Promise<{ lagSeconds: number; pending: number }> {
-  const { rows } = await db.query(
-    `SELECT coalesce(extract(epoch FROM clock_timestamp() - min(created_at)), 0)::float8 AS lag, count(*)::int AS pending
-       FROM change_feed WHERE (xid, id) > ($1::xid8, $2::bigint)`,
-    [p.xid, p.id],
-  );
-  return { lagSeconds: rows[0].lag, pending: rows[0].pending };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './query.js';
 
 // Buyer-facing reads (api-contract.md): request schemas validate at the edge, response schemas
 // give the TypeScript types and the OpenAPI document. One source for all three.
@@ -9,13 +10,6 @@ const filterString = z.string().min(1).max(255);
 const multiFilter = z
   .union([filterString, z.array(filterString).min(1)])
   .transform((v) => (Array.isArray(v) ? v : [v]));
-/** Query integers arrive as strings; only plain decimal digits are accepted. */
-const queryInt = (min: number, max?: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be an integer')
-    .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max));
 
 export const productParamsSchema = z.object({
   productId: z.string().regex(/^[1-9]\d{0,9}$/, 'must be an integer > 0').transform(Number).pipe(z.number().int().max(2147483647)),
@@ -133,6 +127,10 @@ export const searchItemSchema = z.object({
   fulfillmentObligation: fulfillmentObligationSchema.nullable(),
 });
 export type SearchItem = z.infer<typeof searchItemSchema>;
+
+/** The search facets, in the order of the response; the index and the PostgreSQL paths use this one list. */
+export const FACETS = ['category', 'set', 'rarity', 'condition', 'language', 'finish', 'collectorNumber', 'seller'] as const;
+export type FacetName = (typeof FACETS)[number];
 
 const facetValues = z.array(z.object({ value: z.string(), count: z.number().int() }));
 export const facetsSchema = z.object({

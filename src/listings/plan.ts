@@ -9,7 +9,7 @@
 // each earlier item still gets its own honest outcome (`applied`/`unmatched` if it was valid at
 // its turn, `rejected` otherwise), and only the last state per sku is written.
 
-import type { ListingWriteResult } from '../api/schemas/seller.js';
+import type { ListingWriteResult } from '../contract/seller.js';
 
 export type Micros = bigint;
 

@@ -1,0 +1,59 @@
+// Lint (npm run lint; scripts/test.sh runs it before the tests). Formatting is Prettier's
+// (npm run format:check), not ESLint's.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+// Imports run one way (README, "Layout"):
+//   contract <- db <- domain (search, listings, orders) <- api <- main
+// lib, config and es are leaves anyone may use; src/services.ts wires the domain for the API
+// process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api.
+const DOMAIN = ['./src/search', './src/listings', './src/orders'];
+const ABOVE_DB = [...DOMAIN, './src/api', './src/services.ts', './src/main.ts'];
+const PROCESSES = ['./indexer', './dispatcher'];
+
+const zones = [
+  {
+    target: './src/contract',
+    from: './src',
+    except: ['./contract'],
+    message: 'src/contract is the bottom layer: zod schemas, types and policy constants only.',
+  },
+  { target: './src/db', from: [...ABOVE_DB, ...PROCESSES], message: 'src/db must not import the domain, the API or a process.' },
+  { target: DOMAIN, from: ['./src/api', './src/services.ts', './src/main.ts', ...PROCESSES], message: 'The domain must not import the API, the service wiring or a process.' },
+  { target: ['./src/lib', './src/config', './src/es'], from: [...ABOVE_DB, ...PROCESSES], message: 'lib/config/es are leaves.' },
+  { target: ['./src/fixtures', './src/sample'], from: ['./src/api', './src/services.ts', ...PROCESSES], message: 'Loaders must not import the API or a process.' },
+  { target: PROCESSES, from: ['./src/api', './src/services.ts', './src/main.ts'], message: 'Processes never import src/api.' },
+  { target: './src/api', from: PROCESSES, message: 'src/api must not import a process.' },
+];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.stack/', 'dist/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: {
+      // The dependency files are TypeScript too (no-cycle parses them).
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      'import-x/no-restricted-paths': ['error', { zones }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // Tests read untyped JSON response bodies.
+    files: ['test/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

@@ -1,0 +1,34 @@
+import type { Infra } from './config/infra.js';
+import { TokenBucketLimiter } from './lib/rate-limiter.js';
+import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
+import { createDegradedMode, type DegradedMode, type DegradedOverrides } from './search/degraded/mode.js';
+
+// The long-lived services of the API process, built once here and passed explicitly to whatever
+// uses them (routes, health, benches, tests). A plain object: a new part (orders, the webhook
+// sender) is one more entry, built from `infra` and the entries before it.
+
+export interface Services {
+  /** Breaker, cluster watcher, last-good cache and counters: what /readyz and /metrics report. */
+  degraded: DegradedMode;
+  /** The buyer reads (index, then Degraded Mode), acting on `degraded`. */
+  buyer: BuyerService;
+  /** Per API key on seller routes, per client address on public routes (one budget per process). */
+  rateLimits: { seller: TokenBucketLimiter; public: TokenBucketLimiter };
+}
+
+export interface ServiceOverrides {
+  degraded?: DegradedOverrides;
+  buyer?: BuyerServiceOptions;
+}
+
+export function createServices(infra: Infra, overrides: ServiceOverrides = {}): Services {
+  const degraded = createDegradedMode(infra, overrides.degraded);
+  return {
+    degraded,
+    buyer: createBuyerService(infra, degraded, overrides.buyer),
+    rateLimits: {
+      seller: new TokenBucketLimiter(infra.env.RATE_LIMIT_SELLER_PER_MIN),
+      public: new TokenBucketLimiter(infra.env.RATE_LIMIT_PUBLIC_PER_MIN),
+    },
+  };
+}
