@@ -239,5 +239,5 @@ export async function* opsForTargets(db: Db, t: Targets, indexed: IndexedProduct
   for (const c of chunks([...t.variants], CHUNK)) yield* await withCards(db, await handoffOps(db, c), poBox, indexed);
   for (const c of chunks([...t.products], CHUNK)) yield await productOps(db, c);
   for (const c of chunks([...t.skus], CHUNK)) yield await skuOps(db, c);
-  for (const c of chunks([...t.sellers], CHUNK)) yield await sellerOps(db, c);
+  for (const c of chunks([...new Set([...t.sellers, ...t.sellerDocs])], CHUNK)) yield await sellerOps(db, c);
 }

@@ -219,6 +219,23 @@ export async function pairsOfSellers(db: Db, sellerIds: number[]): Promise<Pair[
   return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
 }
 
+/**
+ * The listings an order touches: its lines' skus and its holds (a line cancelled to 0 or a
+ * released hold may leave only one of the two). An order deleted since leaves none; the deletes
+ * of its holds arrive as listing changes of their own.
+ */
+export async function pairsOfOrders(db: Db, orderIds: string[]): Promise<Pair[]> {
+  if (orderIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT seller_id, sku_id FROM holds WHERE order_id = ANY($1::text[])
+     UNION
+     SELECT o.seller_id, ol.sku_id FROM order_lines ol JOIN orders o ON o.order_id = ol.order_id
+      WHERE ol.order_id = ANY($1::text[])`,
+    [orderIds],
+  );
+  return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
+}
+
 export async function pairsOfSkus(db: Db, skuIds: number[]): Promise<Pair[]> {
   if (skuIds.length === 0) return [];
   const { rows } = await db.query(`SELECT seller_id, sku_id FROM listings WHERE sku_id = ANY($1::int[])`, [skuIds]);

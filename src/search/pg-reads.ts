@@ -16,7 +16,19 @@ import {
   type FacetRow,
   type ResultRow,
 } from '../db/fallback-source.js';
-import { docId, handoffOfferDoc, nativeOfferDoc, productDoc, productFields, searchItem, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
+import {
+  docId,
+  handoffOfferDoc,
+  joinOffer,
+  nativeOfferDoc,
+  productDoc,
+  productFields,
+  searchItem,
+  sellerDoc,
+  sellerStats,
+  skuDoc,
+  type OfferDoc,
+} from './documents.js';
 import { FACETS } from './queries/filters.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
@@ -155,7 +167,12 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
               passes(q.finish, d.finish),
           )
           .sort(compareOffers);
-        const offers = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit).map((d) => d.offer);
+        // The same join as the index path, with the counters the seller document would hold.
+        const stats = (d: OfferDoc) => {
+          const s = d.sellerId === null ? undefined : sellers.get(d.sellerId);
+          return s ? sellerStats(s) : undefined;
+        };
+        const offers = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit).map((d) => joinOffer(d.offer, stats(d)));
         const p = products.get(productId);
         return { offers, product: p ? productDoc(p).product : null };
       }),

@@ -1,0 +1,16 @@
+-- Up Migration
+
+-- A review changes only the seller's counters (reviewScore), which buyer reads join from the
+-- seller document at read time (docs/search-design.md). Its feed rows say so with
+-- ktext = 'stats' (indexer/fan-out.ts SELLER_STATS), so the indexer rewrites the seller document
+-- alone instead of every offer of the store, as it does for a change of the seller itself.
+DROP TRIGGER capture_ins ON seller_reviews;
+DROP TRIGGER capture_upd ON seller_reviews;
+DROP TRIGGER capture_del ON seller_reviews;
+CALL capture('seller_reviews', 'seller', 'r.seller_id', 'NULL', '''stats''');
+
+-- Down Migration
+DROP TRIGGER IF EXISTS capture_ins ON seller_reviews;
+DROP TRIGGER IF EXISTS capture_upd ON seller_reviews;
+DROP TRIGGER IF EXISTS capture_del ON seller_reviews;
+CALL capture('seller_reviews', 'seller', 'r.seller_id', 'NULL', 'NULL');
