@@ -2,7 +2,7 @@ import type { Offer, Product, SearchItem } from '../api/schemas/buyer.js';
 import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from './policy.js';
 import { productSortKey, terms } from './text.js';
 
-// One Elasticsearch index holds four document types (see docs/search-design.md):
+// One Elasticsearch index holds five document types (see docs/search-design.md):
 //   offer   n:{sellerId}:{skuId} / h:{variantId}: one per live matched native listing and per handoff
 //           variant, with `shown` = browsable and in stock. Search and product pages filter shown;
 //           the cart lookup also needs the not-shown ones (sold out, seller on vacation).
