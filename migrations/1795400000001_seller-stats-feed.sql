@@ -9,7 +9,12 @@ DROP TRIGGER capture_upd ON seller_reviews;
 DROP TRIGGER capture_del ON seller_reviews;
 CALL capture('seller_reviews', 'seller', 'r.seller_id', 'NULL', '''stats''');
 
+-- salesCount is recounted for the seller document on every order change of the store: the orders
+-- that count, alone in a partial index, keep that an index-only count.
+CREATE INDEX orders_sales ON orders (seller_id) WHERE has_money AND status NOT IN ('cancelled', 'refunded');
+
 -- Down Migration
+DROP INDEX IF EXISTS orders_sales;
 DROP TRIGGER IF EXISTS capture_ins ON seller_reviews;
 DROP TRIGGER IF EXISTS capture_upd ON seller_reviews;
 DROP TRIGGER IF EXISTS capture_del ON seller_reviews;

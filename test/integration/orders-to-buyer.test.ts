@@ -214,6 +214,18 @@ describe('orders in buyer reads', () => {
     expect(await seqNos(Object.keys(before))).toEqual(before);
   });
 
+  it('deleting an order (its lines and holds cascade) gives its units back and drops it from salesCount', async () => {
+    const o = await enterOrder(7, [{ skuId: 1002, productId: 101, quantity: 2 }]);
+    await within2s(async () => {
+      expect(await offer(101, 7, 1002)).toBeUndefined();
+      expect(await offer(101, 7, 1001)).toMatchObject({ salesCount: 5 });
+    });
+    await ctx.pool.query(`DELETE FROM orders WHERE order_id = $1`, [o.orderId]);
+    await within2s(async () => {
+      expect(await offer(101, 7, 1002)).toMatchObject({ available: 2, salesCount: 4 });
+    });
+  });
+
   it('leaves the index equal to a fresh computation from PostgreSQL', async () => {
     await indexer.idle();
     await expectIndexMatchesSource(ctx.pool, ctx.es, ctx.index.alias, 10);
