@@ -7,6 +7,7 @@ import {
   pairsPage,
   poBoxSuspended,
   productFacts,
+  sellerCounts,
   sellerFacts,
   skuFacts,
   variantFacts,
@@ -169,10 +170,10 @@ export async function skuOps(db: Db, skuIds: number[], cache?: SnapshotFacts): P
 }
 
 export async function sellerOps(db: Db, sellerIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
-  const sellers = await cachedSellers(db, sellerIds, cache);
+  const [sellers, counts] = await Promise.all([cachedSellers(db, sellerIds, cache), sellerCounts(db, sellerIds)]);
   return sellerIds.map((id) => {
     const s = sellers.get(id);
-    return { id: docId.seller(id), doc: s ? sellerDoc(s) : null };
+    return { id: docId.seller(id), doc: s ? sellerDoc(s, counts.get(id)) : null };
   });
 }
 

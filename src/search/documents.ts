@@ -41,6 +41,11 @@ export interface SellerFacts {
   vacation: boolean;
   browseEligible: boolean;
   poBoxDelivery: 'available' | 'seller_declines';
+}
+
+/** A seller's counters as PostgreSQL counts them; read only for the seller document, never per offer. */
+export interface SellerCounts {
+  sellerId: number;
   salesCount: number;
   reviewSum: number;
   reviewCount: number;
@@ -336,17 +341,16 @@ export function skuDoc(sku: SkuFacts, p: ProductFacts | undefined): SkuDoc {
   };
 }
 
-export function sellerStats(s: SellerFacts): SellerStats {
-  return { salesCount: s.salesCount, reviewScore: reviewScore(s.reviewSum, s.reviewCount) };
+export function sellerStats(c: SellerCounts | undefined): SellerStats {
+  return c ? { salesCount: c.salesCount, reviewScore: reviewScore(c.reviewSum, c.reviewCount) } : NO_STATS;
 }
 
-export function sellerDoc(s: SellerFacts): SellerDoc {
-  return {
-    docType: 'seller',
-    sellerId: s.sellerId,
-    cartSeller: { name: s.storeName, browseEligible: s.browseEligible, vacation: s.vacation },
-    stats: sellerStats(s),
-  };
+export function cartSeller(s: SellerFacts): SellerDoc['cartSeller'] {
+  return { name: s.storeName, browseEligible: s.browseEligible, vacation: s.vacation };
+}
+
+export function sellerDoc(s: SellerFacts, c: SellerCounts | undefined): SellerDoc {
+  return { docType: 'seller', sellerId: s.sellerId, cartSeller: cartSeller(s), stats: sellerStats(c) };
 }
 
 /** Counters of a native offer whose seller document is missing (a seller deleted under a read). */

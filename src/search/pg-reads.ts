@@ -6,6 +6,7 @@ import {
   nativeRowsOfProducts,
   poBoxSuspended,
   productFacts,
+  sellerCounts,
   sellerFacts,
   skuFacts,
   variantsOfProducts,
@@ -23,8 +24,8 @@ import {
   nativeOfferDoc,
   productDoc,
   productFields,
+  cartSeller,
   searchItem,
-  sellerDoc,
   sellerStats,
   skuDoc,
   type OfferDoc,
@@ -167,12 +168,10 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
               passes(q.finish, d.finish),
           )
           .sort(compareOffers);
-        // The same join as the index path, with the counters the seller document would hold.
-        const stats = (d: OfferDoc) => {
-          const s = d.sellerId === null ? undefined : sellers.get(d.sellerId);
-          return s ? sellerStats(s) : undefined;
-        };
-        const offers = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit).map((d) => joinOffer(d.offer, stats(d)));
+        const page = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit);
+        // The same join as the index path: the counters the seller documents hold, of the page's sellers only.
+        const counts = await sellerCounts(db, uniq(page.flatMap((d) => (d.sellerId === null ? [] : [d.sellerId]))));
+        const offers = page.map((d) => joinOffer(d.offer, d.sellerId === null ? undefined : sellerStats(counts.get(d.sellerId))));
         const p = products.get(productId);
         return { offers, product: p ? productDoc(p).product : null };
       }),
@@ -240,7 +239,7 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
           docs.offers.set(docId.native(r.listing.sellerId, r.listing.skuId), { offer: d.offer });
         }
         for (const s of skus.values()) docs.skus.set(s.skuId, { cart: skuDoc(s, products.get(s.productId)).cart });
-        for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: sellerDoc(s).cartSeller });
+        for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: cartSeller(s) });
         return cartLines(body.lines, docs);
       });
     },
