@@ -20,6 +20,8 @@ async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): 
     index: alias,
     ids: ids.map(docId.seller),
     _source_includes: ['stats'],
+    // As of the last refresh, like the offers the search just returned (and no forced refresh).
+    realtime: false,
     filter_path: ['docs._id', 'docs._source', 'docs.error'],
   });
   for (const d of res.docs) {
