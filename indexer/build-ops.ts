@@ -7,6 +7,7 @@ import {
   pairsPage,
   poBoxSuspended,
   productFacts,
+  sellerCounts,
   sellerFacts,
   skuFacts,
   variantFacts,
@@ -153,10 +154,10 @@ export async function skuOps(db: Db, skuIds: number[], cache?: SnapshotFacts): P
 }
 
 export async function sellerOps(db: Db, sellerIds: number[], cache?: SnapshotFacts): Promise<DocOp[]> {
-  const sellers = await cachedSellers(db, sellerIds, cache);
+  const [sellers, counts] = await Promise.all([cachedSellers(db, sellerIds, cache), sellerCounts(db, sellerIds)]);
   return sellerIds.map((id) => {
     const s = sellers.get(id);
-    return { id: docId.seller(id), doc: s ? sellerDoc(s) : null };
+    return { id: docId.seller(id), doc: s ? sellerDoc(s, counts.get(id)) : null };
   });
 }
 
@@ -223,5 +224,5 @@ export async function* opsForTargets(db: Db, t: Targets, indexed: IndexedProduct
   for (const c of chunks([...t.variants], CHUNK)) yield* await withCards(db, await handoffOps(db, c), poBox, indexed);
   for (const c of chunks([...t.products], CHUNK)) yield await productOps(db, c);
   for (const c of chunks([...t.skus], CHUNK)) yield await skuOps(db, c);
-  for (const c of chunks([...t.sellers], CHUNK)) yield await sellerOps(db, c);
+  for (const c of chunks([...new Set([...t.sellers, ...t.sellerDocs])], CHUNK)) yield await sellerOps(db, c);
 }

@@ -6,13 +6,16 @@ export interface Targets {
   variants: Set<number>;
   products: Set<number>;
   skus: Set<number>;
+  /** Sellers whose offers all change (name, readiness, PO-box setting): every offer and the seller document. */
   sellers: Set<number>;
+  /** Sellers whose counters changed (an order, a review): the seller document only. */
+  sellerDocs: Set<number>;
   /** The platform-wide PO-box switch changed: every native offer is recomputed. */
   allNative: boolean;
 }
 
 export function emptyTargets(): Targets {
-  return { pairs: new Map(), variants: new Set(), products: new Set(), skus: new Set(), sellers: new Set(), allNative: false };
+  return { pairs: new Map(), variants: new Set(), products: new Set(), skus: new Set(), sellers: new Set(), sellerDocs: new Set(), allNative: false };
 }
 
 export function addPair(t: Targets, p: Pair): void {

@@ -33,6 +33,11 @@ export interface SellerFacts {
   vacation: boolean;
   browseEligible: boolean;
   poBoxDelivery: 'available' | 'seller_declines';
+}
+
+/** A seller's counters as PostgreSQL counts them; read only for the seller document, never per offer. */
+export interface SellerCounts {
+  sellerId: number;
   salesCount: number;
   reviewSum: number;
   reviewCount: number;
@@ -141,13 +146,9 @@ export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<numb
   if (sellerIds.length === 0) return new Map();
   const { rows } = await db.query(
     `SELECT s.seller_id, s.seller_code, s.store_name, s.vacation, s.po_box_delivery,
-            cardinality(r.incomplete) = 0 AS browse_eligible,
-            (SELECT count(*) FROM orders o
-              WHERE o.seller_id = s.seller_id AND o.has_money AND o.status NOT IN ('cancelled', 'refunded'))::int AS sales_count,
-            coalesce(rv.sum, 0)::int AS review_sum, coalesce(rv.count, 0)::int AS review_count
+            cardinality(r.incomplete) = 0 AS browse_eligible
        FROM sellers s
        JOIN seller_readiness r ON r.seller_id = s.seller_id
-       LEFT JOIN LATERAL (SELECT sum(score) AS sum, count(*) AS count FROM seller_reviews WHERE seller_id = s.seller_id) rv ON true
       WHERE s.seller_id = ANY($1::int[])`,
     [sellerIds],
   );
@@ -161,11 +162,30 @@ export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<numb
         vacation: r.vacation,
         browseEligible: r.browse_eligible,
         poBoxDelivery: r.po_box_delivery,
-        salesCount: r.sales_count,
-        reviewSum: r.review_sum,
-        reviewCount: r.review_count,
       },
     ]),
+  );
+}
+
+/**
+ * The sellers' counters: salesCount = orders with money not cancelled or refunded (DECISIONS.md;
+ * the partial index orders_sales keeps it an index-only count), and the review sum and count.
+ * Only the seller document and the fallback's product page read them, never the offer builders.
+ */
+export async function sellerCounts(db: Db, sellerIds: number[]): Promise<Map<number, SellerCounts>> {
+  if (sellerIds.length === 0) return new Map();
+  const { rows } = await db.query(
+    `SELECT s.seller_id,
+            (SELECT count(*) FROM orders o
+              WHERE o.seller_id = s.seller_id AND o.has_money AND o.status NOT IN ('cancelled', 'refunded'))::int AS sales_count,
+            coalesce(rv.sum, 0)::int AS review_sum, coalesce(rv.count, 0)::int AS review_count
+       FROM sellers s
+       LEFT JOIN LATERAL (SELECT sum(score) AS sum, count(*) AS count FROM seller_reviews WHERE seller_id = s.seller_id) rv ON true
+      WHERE s.seller_id = ANY($1::int[])`,
+    [sellerIds],
+  );
+  return new Map(
+    rows.map((r) => [r.seller_id, { sellerId: r.seller_id, salesCount: r.sales_count, reviewSum: r.review_sum, reviewCount: r.review_count }]),
   );
 }
 
@@ -264,6 +284,23 @@ export async function pairsOfSellers(db: Db, sellerIds: number[]): Promise<Pair[
   const { rows } = await db.query(
     `SELECT seller_id, sku_id FROM listings WHERE seller_id = ANY($1::int[])`,
     [sellerIds],
+  );
+  return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
+}
+
+/**
+ * The listings an order touches: its lines' skus and its holds (a line cancelled to 0 or a
+ * released hold may leave only one of the two). An order deleted since leaves none; the deletes
+ * of its holds arrive as listing changes of their own.
+ */
+export async function pairsOfOrders(db: Db, orderIds: string[]): Promise<Pair[]> {
+  if (orderIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT seller_id, sku_id FROM holds WHERE order_id = ANY($1::text[])
+     UNION
+     SELECT o.seller_id, ol.sku_id FROM order_lines ol JOIN orders o ON o.order_id = ol.order_id
+      WHERE ol.order_id = ANY($1::text[])`,
+    [orderIds],
   );
   return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
 }

@@ -5,19 +5,21 @@ import type {
   ListingFacts,
   NativeRow,
   ProductFacts,
+  SellerCounts,
   SellerFacts,
   SkuFacts,
   VariantFacts,
 } from '../db/offer-source.js';
 import { productSortKey, terms } from './text.js';
 
-// One Elasticsearch index holds four document types (see docs/search-design.md):
+// One Elasticsearch index holds five document types (see docs/search-design.md):
 //   offer   n:{sellerId}:{skuId} / h:{variantId}: one per live matched native listing and per handoff
 //           variant, with `shown` = browsable and in stock. Search and product pages filter shown;
 //           the cart lookup also needs the not-shown ones (sold out, seller on vacation).
 //   product p:{productId}   the Product block of the product page.
 //   sku     k:{skuId}       catalog display data for the cart lookup.
-//   seller  s:{sellerId}    name and readiness for the cart lookup.
+//   seller  s:{sellerId}    name and readiness for the cart lookup; the seller's counters
+//           (salesCount, reviewScore) that the product page joins into native offers at read time.
 //   card    c:{productId}   a product with at least one shown offer, summarizing them all: search
 //           answers unfiltered-by-offer queries (the landing grid) from these, one per product.
 // The wire objects (offer, product, ...) are stored ready-made in non-indexed fields, so reads
@@ -33,6 +35,24 @@ export interface ProductFields {
   collectorNumber: string | null;
   /** The product's own fields, for the search item (details are for the product page only). */
   item: Omit<ProductFacts, 'details'>;
+}
+
+/** A review score as the wire shows it. */
+export type ReviewScore = Offer['reviewScore'];
+
+/**
+ * An offer as stored. A native offer leaves out its seller's counters (salesCount, reviewScore):
+ * they change with every order or review of the store, and copying them into every offer would
+ * rewrite all of a store's offers per order. Reads join them from the seller document
+ * (joinOffer). A handoff offer keeps its store's reviewScore (a store change rewrites its
+ * variants anyway) and its null salesCount.
+ */
+export type StoredOffer = Omit<Offer, 'salesCount' | 'reviewScore'> & { salesCount?: null; reviewScore?: ReviewScore };
+
+/** What a native seller's offers show of the store and change per order or review: on the seller document. */
+export interface SellerStats {
+  salesCount: number;
+  reviewScore: ReviewScore;
 }
 
 export interface OfferDoc extends ProductFields {
@@ -57,7 +77,7 @@ export interface OfferDoc extends ProductFields {
   price: number;
   available: number;
   checkoutMode: 'express' | 'manual';
-  offer: Offer;
+  offer: StoredOffer;
 }
 
 export interface ProductDoc {
@@ -81,6 +101,7 @@ export interface SellerDoc {
   docType: 'seller';
   sellerId: number;
   cartSeller: { name: string; browseEligible: boolean; vacation: boolean };
+  stats: SellerStats;
 }
 
 /**
@@ -140,7 +161,7 @@ export function nativeOfferDoc(
   poBoxSuspended: boolean,
 ): OfferDoc {
   const isSealed = sku.condition === SEALED_CONDITION;
-  const offer: Offer = {
+  const offer: StoredOffer = {
     lane: 'native',
     productId: sku.productId,
     sellerId: l.sellerId,
@@ -155,9 +176,7 @@ export function nativeOfferDoc(
     price: l.price,
     available: l.available,
     checkoutMode: 'express',
-    salesCount: seller.salesCount,
     sellerCode: seller.sellerCode,
-    reviewScore: reviewScore(seller.reviewSum, seller.reviewCount),
     poBoxDelivery: { status: poBoxSuspended ? 'platform_suspended' : seller.poBoxDelivery },
     disclosures: disclosuresFor(product?.category ?? null),
     fulfillmentObligation: FULFILLMENT_OBLIGATION,
@@ -196,7 +215,7 @@ export function handoffOfferDoc(
   const productId = sku?.productId ?? v.productId;
   const condition = sku?.condition ?? null;
   const isSealed = condition === SEALED_CONDITION;
-  const offer: Offer = {
+  const offer: StoredOffer = {
     lane: 'handoff',
     productId,
     sellerId: null,
@@ -310,11 +329,50 @@ export function skuDoc(sku: SkuFacts, p: ProductFacts | undefined): SkuDoc {
   };
 }
 
-export function sellerDoc(s: SellerFacts): SellerDoc {
+export function sellerStats(c: SellerCounts | undefined): SellerStats {
+  return c ? { salesCount: c.salesCount, reviewScore: reviewScore(c.reviewSum, c.reviewCount) } : NO_STATS;
+}
+
+export function cartSeller(s: SellerFacts): SellerDoc['cartSeller'] {
+  return { name: s.storeName, browseEligible: s.browseEligible, vacation: s.vacation };
+}
+
+export function sellerDoc(s: SellerFacts, c: SellerCounts | undefined): SellerDoc {
+  return { docType: 'seller', sellerId: s.sellerId, cartSeller: cartSeller(s), stats: sellerStats(c) };
+}
+
+/** Counters of a native offer whose seller document is missing (a seller deleted under a read). */
+const NO_STATS: SellerStats = { salesCount: 0, reviewScore: { score: null, count: 0 } };
+
+/**
+ * The wire offer: a stored offer with its seller's counters joined in (native), or as stored
+ * (handoff). Built field by field in the contract's order, so the JSON is byte-identical to an
+ * offer that carried the counters itself, whichever store (index or PostgreSQL) answered.
+ */
+export function joinOffer(o: StoredOffer, stats: SellerStats | undefined): Offer {
+  const native = o.lane === 'native';
+  const s = stats ?? NO_STATS;
   return {
-    docType: 'seller',
-    sellerId: s.sellerId,
-    cartSeller: { name: s.storeName, browseEligible: s.browseEligible, vacation: s.vacation },
+    lane: o.lane,
+    productId: o.productId,
+    sellerId: o.sellerId,
+    storeSlug: o.storeSlug,
+    variantId: o.variantId,
+    skuId: o.skuId,
+    sellerName: o.sellerName,
+    condition: o.condition,
+    language: o.language,
+    finish: o.finish,
+    isSealed: o.isSealed,
+    price: o.price,
+    available: o.available,
+    checkoutMode: o.checkoutMode,
+    salesCount: native ? s.salesCount : null,
+    sellerCode: o.sellerCode,
+    reviewScore: native ? s.reviewScore : (o.reviewScore ?? NO_STATS.reviewScore),
+    poBoxDelivery: o.poBoxDelivery,
+    disclosures: o.disclosures,
+    fulfillmentObligation: o.fulfillmentObligation,
   };
 }
 

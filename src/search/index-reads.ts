@@ -1,12 +1,36 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Offer, Product } from '../contract/buyer.js';
-import type { OfferDoc, SellerDoc, SkuDoc } from './documents.js';
+import type { Product } from '../contract/buyer.js';
+import { docId, joinOffer, type OfferDoc, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { searchBody } from './queries/search-body.js';
 import { searchPage } from './queries/search-result.js';
 import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
 import { cartLines, lookupIds, type LookupDocs } from './queries/lookup.js';
 import type { BuyerReads } from './reads.js';
+
+/**
+ * The counters of the native sellers on a page of offers, from their seller documents: one _mget
+ * of only those ids (docs/search-design.md: counters live on the seller, not on every offer).
+ */
+async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): Promise<Map<number, SellerStats>> {
+  const ids = [...new Set(offers.flatMap((o) => (o.lane === 'native' && o.sellerId !== null ? [o.sellerId] : [])))];
+  const out = new Map<number, SellerStats>();
+  if (ids.length === 0) return out;
+  const res = await es.mget<Pick<SellerDoc, 'stats'>>({
+    index: alias,
+    ids: ids.map(docId.seller),
+    _source_includes: ['stats'],
+    // As of the last refresh, like the offers the search just returned (and no forced refresh).
+    realtime: false,
+    filter_path: ['docs._id', 'docs._source', 'docs.error'],
+  });
+  for (const d of res.docs) {
+    // A failed get fails the read (Degraded Mode answers), never an offer with made-up counters.
+    if ('error' in d && d.error) throw new Error(`seller documents failed: ${JSON.stringify(d.error)}`);
+    if ('_source' in d && d._source?.stats) out.set(Number(d._id.slice(2)), d._source.stats);
+  }
+  return out;
+}
 
 /** Buyer reads answered from Elasticsearch alone, through the alias. */
 export function indexReads(es: Client, alias: string): BuyerReads {
@@ -29,13 +53,15 @@ export function indexReads(es: Client, alias: string): BuyerReads {
       const [offersRes, productRes] = res.responses as {
         status?: number;
         error?: unknown;
-        hits?: { hits: { _source: { offer?: Offer; product?: Product } }[] };
+        hits?: { hits: { _source: { offer?: StoredOffer; product?: Product } }[] };
       }[];
       if (!offersRes || !productRes || offersRes.error || productRes.error) {
         throw new Error(`product page query failed: ${JSON.stringify(offersRes?.error ?? productRes?.error ?? res)}`);
       }
+      const stored = (offersRes.hits?.hits ?? []).map((h) => h._source.offer!);
+      const stats = await sellerStatsOf(es, alias, stored);
       return {
-        offers: (offersRes.hits?.hits ?? []).map((h) => h._source.offer!),
+        offers: stored.map((o) => joinOffer(o, o.sellerId === null ? undefined : stats.get(o.sellerId))),
         product: productRes.hits?.hits[0]?._source.product ?? null,
       };
     },

@@ -6,6 +6,7 @@ import {
   nativeRowsOfProducts,
   poBoxSuspended,
   productFacts,
+  sellerCounts,
   sellerFacts,
   skuFacts,
   variantsOfProducts,
@@ -16,7 +17,18 @@ import {
   type FacetRow,
   type ResultRow,
 } from '../db/fallback-source.js';
-import { handoffOfferDocs, nativeOfferDocs, productDoc, productFields, searchItem, sellerDoc, skuDoc, type OfferDoc } from './documents.js';
+import {
+  cartSeller,
+  handoffOfferDocs,
+  joinOffer,
+  nativeOfferDocs,
+  productDoc,
+  productFields,
+  searchItem,
+  sellerStats,
+  skuDoc,
+  type OfferDoc,
+} from './documents.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
 import { FACET_SIZE } from './queries/search-body.js';
@@ -116,7 +128,10 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
               passes(q.finish, d.finish),
           )
           .sort(compareOffers);
-        const offers = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit).map((d) => d.offer);
+        const page = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit);
+        // The same join as the index path: the counters the seller documents hold, of the page's sellers only.
+        const counts = await sellerCounts(db, uniq(page.flatMap((d) => (d.sellerId === null ? [] : [d.sellerId]))));
+        const offers = page.map((d) => joinOffer(d.offer, d.sellerId === null ? undefined : sellerStats(counts.get(d.sellerId))));
         const p = products.get(productId);
         return { offers, product: p ? productDoc(p).product : null };
       }),
@@ -179,7 +194,7 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
         const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
         for (const o of nativeOfferDocs(rows, sellers, products, poBox)) docs.offers.set(o.id, { offer: o.doc.offer });
         for (const s of skus.values()) docs.skus.set(s.skuId, { cart: skuDoc(s, products.get(s.productId)).cart });
-        for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: sellerDoc(s).cartSeller });
+        for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: cartSeller(s) });
         return cartLines(body.lines, docs);
       });
     },

@@ -68,7 +68,9 @@ describe('Degraded Mode from PostgreSQL equals the reference (through the API)',
         const res = await request(app).get(`/products/${productId}${qs(q as Record<string, string>)}`);
         expect(res.status).toBe(200);
         expect(res.body.degraded).toBe(true);
-        expect(res.body.data, `product ${productId} ${JSON.stringify(q)}`).toEqual(ref.productPage(productId, q));
+        const want = ref.productPage(productId, q);
+        expect(res.body.data, `product ${productId} ${JSON.stringify(q)}`).toEqual(want);
+        expect(JSON.stringify(res.body.data.offers)).toBe(JSON.stringify(want.offers));
       }
     }
   });
@@ -127,7 +129,8 @@ describe('pgReads equals indexReads on the same data', () => {
     for (const productId of [...ref.products, 7777777]) {
       for (const raw of [{}, { limit: '1', offset: '2' }, { condition: 'Near Mint' }, { finish: ['Foil', 'Non-Foil'] }, { offset: '100000' }]) {
         const q = productQuerySchema.parse(raw);
-        expect(await pg.productPage(productId, q)).toEqual(await idx.productPage(productId, q));
+        const [a, b] = await Promise.all([pg.productPage(productId, q), idx.productPage(productId, q)]);
+        expect(JSON.stringify(a)).toBe(JSON.stringify(b));
       }
     }
     const lines = scenario.fixture.listings.slice(0, 120).map((l) => ({ sellerId: l.sellerId, skuId: l.skuId }));

@@ -114,9 +114,11 @@ describe('fixture loader against PostgreSQL', () => {
     expect(await q('SELECT variant_id FROM handoff_variants')).toEqual([{ variant_id: 56 }]);
     expect(await q('SELECT incomplete FROM seller_readiness')).toEqual([{ incomplete: ['PAYOUTS_READY', 'CURRENT_SELLER_TERMS_ACCEPTED'] }]);
     // Unchanged review position 0 was not rewritten: only changed entities reached the feed.
-    const { rows: feed } = await ctx.pool.query('SELECT DISTINCT entity, k1, ktext FROM change_feed WHERE id > $1 ORDER BY 1, 2', [feedBefore]);
+    // (A review changes only the seller's counters: its feed row says so with ktext 'stats'.)
+    const { rows: feed } = await ctx.pool.query('SELECT DISTINCT entity, k1, ktext FROM change_feed WHERE id > $1 ORDER BY 1, 2, 3 NULLS FIRST', [feedBefore]);
     expect(feed).toEqual([
       { entity: 'seller', k1: 7, ktext: null },
+      { entity: 'seller', k1: 7, ktext: 'stats' },
       { entity: 'variant', k1: 55, ktext: null },
       { entity: 'variant', k1: 56, ktext: null },
     ]);

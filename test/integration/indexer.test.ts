@@ -43,7 +43,7 @@ const base = {
 let ctx: TestContext;
 let indexer: LiveIndexer;
 
-async function doc(id: string): Promise<OfferDoc | null> {
+async function doc(id: string): Promise<(OfferDoc & { stats?: unknown }) | null> {
   const res = await ctx.es.get<OfferDoc>({ index: ctx.index.alias, id }, { ignore: [404] });
   return res.found ? res._source! : null;
 }
@@ -76,14 +76,20 @@ describe('live indexer', () => {
     const offer = (await doc('n:7:1001'))!.offer;
     expect(offer).toMatchObject({
       lane: 'native', sellerId: 7, sellerCode: 'maple', price: 250, available: 4, checkoutMode: 'express',
-      reviewScore: { score: 4.5, count: 2 }, poBoxDelivery: { status: 'available' }, salesCount: 0,
+      poBoxDelivery: { status: 'available' },
     });
+    // The store's counters live on the seller document only (reads join them into its offers).
+    expect(offer).not.toHaveProperty('salesCount');
+    expect(offer).not.toHaveProperty('reviewScore');
     expect(offer.disclosures?.gradingStandard).toBe('service-magic-v1');
     const handoff = (await doc('h:55'))!;
     expect(handoff.offer).toMatchObject({ lane: 'handoff', storeSlug: 'north-shop', isSealed: true, disclosures: null, salesCount: null });
     expect(await doc('p:101')).toMatchObject({ docType: 'product' });
     expect(await doc('k:2001')).toMatchObject({ docType: 'sku' });
-    expect(await doc('s:7')).toMatchObject({ cartSeller: { name: 'Maple Cards', browseEligible: true } });
+    expect(await doc('s:7')).toMatchObject({
+      cartSeller: { name: 'Maple Cards', browseEligible: true },
+      stats: { salesCount: 0, reviewScore: { score: 4.5, count: 2 } },
+    });
   });
 
   it('shows a new listing within 2 s', async () => {
@@ -128,7 +134,10 @@ describe('live indexer', () => {
     expect((await doc('n:7:1001'))!).toMatchObject({ shown: false, available: 0 });
     // Shipping an order releases its hold; salesCount counts it.
     await ctx.pool.query(`UPDATE orders SET status = 'shipped' WHERE order_id = 'o2'`);
-    await eventually(async () => expect((await doc('n:7:1001'))!.offer).toMatchObject({ available: 1, salesCount: 2 }));
+    await eventually(async () => {
+      expect((await doc('n:7:1001'))!.offer).toMatchObject({ available: 1 });
+      expect(await doc('s:7')).toMatchObject({ stats: { salesCount: 2 } });
+    });
   });
 
   it('follows the platform PO-box switch, handoff stores and deletes', async () => {

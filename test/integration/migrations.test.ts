@@ -91,7 +91,9 @@ describe('change feed triggers', () => {
   it('sellers (and their child rows, keyed by seller)', async () => {
     expect(await feedOf("INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) VALUES (7, 'maple', 'Maple', 'CAD', 'CA')")).toEqual([key('seller', 7)]);
     expect(await feedOf('UPDATE sellers SET vacation = true WHERE seller_id = 7')).toEqual([key('seller', 7)]);
-    expect(await feedOf("INSERT INTO seller_reviews VALUES (7, 0, 5)")).toEqual([key('seller', 7)]);
+    // A review changes only the seller's counters (the seller document), not its offers.
+    expect(await feedOf("INSERT INTO seller_reviews VALUES (7, 0, 5)")).toEqual([key('seller', 7, null, 'stats')]);
+    expect(await feedOf("DELETE FROM seller_reviews WHERE seller_id = 7")).toEqual([key('seller', 7, null, 'stats')]);
     expect(await feedOf("INSERT INTO seller_prerequisites VALUES (7, 'PAYOUTS_READY')")).toEqual([key('seller', 7)]);
     expect(await feedOf("DELETE FROM seller_prerequisites WHERE seller_id = 7")).toEqual([key('seller', 7)]);
   });

@@ -69,8 +69,11 @@ export function reference(s: Scenario) {
     buyerProtection: category === 'Magic: The Gathering' ? 'magic-grade-and-authenticity' : 'genuine-and-as-described',
   });
   const obligation = { sku: 'exact', printing: 'exact', language: 'exact', finish: 'exact', condition: 'declared-or-better' };
+  // Orders with money (totals) that are not cancelled or refunded; operator orders never count.
   const salesCount = (sellerId: number) =>
-    s.orders.filter((o) => o.sellerId === sellerId && o.hasMoney && o.status !== 'cancelled').length;
+    s.orders.filter((o) => o.sellerId === sellerId && o.hasMoney && o.status !== 'cancelled' && o.status !== 'refunded').length;
+  // A hold is outstanding while its order is created or accepted, unless the listing's asOf is at
+  // or after the order's created_at (the pushed quantity already reflects the sale).
   const available = (l: SListing) => {
     const held = s.orders
       .filter((o) => o.sellerId === l.sellerId && (o.status === 'created' || o.status === 'accepted'))

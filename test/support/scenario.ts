@@ -25,7 +25,9 @@ export interface SSeller {
 export interface SListing { sellerId: number; skuId: number; productId: number; price: number; quantity: number; externalRef?: string; asOf?: string }
 export interface SVariant { variantId: number; skuId: number; productId: number; price: number; quantity: number }
 export interface SStore { storeSlug: string; storeName: string; sellerCode: string | null; active: boolean; reviews: number[]; variants: SVariant[] }
-export interface SOrder { orderId: string; sellerId: number; status: 'created' | 'accepted' | 'shipped' | 'cancelled'; createdAt: string; hasMoney: boolean; holds: { skuId: number; quantity: number }[] }
+export type SOrderStatus = 'created' | 'accepted' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
+/** An order as checkout leaves it: one line and one hold per sku (`holds`), in its final status. */
+export interface SOrder { orderId: string; sellerId: number; status: SOrderStatus; createdAt: string; hasMoney: boolean; holds: { skuId: number; productId: number; quantity: number }[] }
 
 export interface Scenario {
   fixture: {
@@ -38,7 +40,7 @@ export interface Scenario {
   };
   /** Listings soft-deleted after the load. */
   deleted: { sellerId: number; skuId: number }[];
-  /** Orders with holds, inserted after the load. */
+  /** Orders with their lines and holds, inserted after the load. */
   orders: SOrder[];
 }
 
@@ -141,16 +143,20 @@ export function generateScenario(seed: number, size = { products: 40, listings: 
   const deleted = live.filter(() => rnd() < 0.06).map((l) => ({ sellerId: l.sellerId, skuId: l.skuId }));
   const orders: SOrder[] = [];
   const stocked = live.filter((l) => l.quantity > 0);
-  for (let i = 0; i < 14; i++) {
+  for (let i = 0; i < 24; i++) {
     const l = pick(stocked);
+    // Half of the orders have a second line: another stocked listing of the same seller.
+    const other = rnd() < 0.5 ? pick(stocked.filter((x) => x.sellerId === l.sellerId && x.skuId !== l.skuId).concat([l])) : l;
+    const lines = other === l ? [l] : [l, other];
     orders.push({
       orderId: `ord_${seed}_${i}`,
       sellerId: l.sellerId,
-      status: pick(['created', 'accepted', 'shipped', 'cancelled'] as const),
+      // Every status, in turn, whatever the seed.
+      status: (['created', 'accepted', 'shipped', 'delivered', 'cancelled', 'refunded'] as const)[i % 6]!,
       // Before or after the listing's asOf: a push at or after the order releases its hold.
       createdAt: pick(['2026-10-15T00:00:00.000Z', '2026-11-05T00:00:00.000Z']),
       hasMoney: rnd() < 0.8,
-      holds: [{ skuId: l.skuId, quantity: 1 + Math.floor(rnd() * l.quantity) }],
+      holds: lines.map((x) => ({ skuId: x.skuId, productId: x.productId, quantity: 1 + Math.floor(rnd() * x.quantity) })),
     });
   }
   return {
@@ -160,17 +166,33 @@ export function generateScenario(seed: number, size = { products: 40, listings: 
   };
 }
 
-/** What the fixture format cannot express yet (deletes, orders with holds), applied by SQL. */
-export async function applyScenarioExtras(pool: Pool, s: Scenario): Promise<void> {
+/**
+ * What the fixture format cannot express (deletes, orders as checkout leaves them: order, lines,
+ * holds), applied by SQL. With `ordersAsCreated` every order is entered as `created` and
+ * applyOrderStatuses() moves it to its final status later (so a live indexer sees the moves).
+ */
+export async function applyScenarioExtras(pool: Pool, s: Scenario, opts: { ordersAsCreated?: boolean } = {}): Promise<void> {
   for (const d of s.deleted) {
     await pool.query(`UPDATE listings SET deleted_at = now() WHERE seller_id = $1 AND sku_id = $2`, [d.sellerId, d.skuId]);
   }
   for (const o of s.orders) {
     await pool.query(`INSERT INTO orders (order_id, seller_id, status, created_at, has_money) VALUES ($1, $2, $3, $4, $5)`, [
-      o.orderId, o.sellerId, o.status, o.createdAt, o.hasMoney,
+      o.orderId, o.sellerId, opts.ordersAsCreated ? 'created' : o.status, o.createdAt, o.hasMoney,
     ]);
-    for (const h of o.holds) {
+    for (const [position, h] of o.holds.entries()) {
+      await pool.query(
+        `INSERT INTO order_lines (order_id, position, sku_id, product_id, quantity, ordered_quantity, unit_price, name, set_name, condition)
+         VALUES ($1, $2, $3, $4, $5, $5, 100, '', '', '')`,
+        [o.orderId, position, h.skuId, h.productId, h.quantity],
+      );
       await pool.query(`INSERT INTO holds (order_id, seller_id, sku_id, quantity) VALUES ($1, $2, $3, $4)`, [o.orderId, o.sellerId, h.skuId, h.quantity]);
     }
+  }
+}
+
+/** Moves every order to its final status (after applyScenarioExtras with `ordersAsCreated`). */
+export async function applyOrderStatuses(pool: Pool, s: Scenario): Promise<void> {
+  for (const o of s.orders) {
+    if (o.status !== 'created') await pool.query(`UPDATE orders SET status = $2 WHERE order_id = $1`, [o.orderId, o.status]);
   }
 }

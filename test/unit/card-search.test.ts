@@ -65,7 +65,6 @@ describe('cardSearchPage', () => {
 describe('product card fold', () => {
   const seller = (id: number, code: string, eligible = true): SellerFacts => ({
     sellerId: id, sellerCode: code, storeName: `${code} store`, vacation: false, browseEligible: eligible, poBoxDelivery: 'available',
-    salesCount: 0, reviewSum: 0, reviewCount: 0,
   });
   const product = { productId: 5, name: 'Black Lotus', set: 'Alpha', category: 'Magic: The Gathering', rarity: 'Rare', collectorNumber: '232', imageUrl: null, details: [] };
   const sku = (skuId: number, condition: string | null, language: string | null) => ({ skuId, productId: 5, condition, language, finish: null });
