@@ -135,7 +135,9 @@ export function planListingWrites(
   for (const [skuId, s] of state) {
     const before = stored.get(skuId);
     if (!before) {
-      if (!s.deleted) rows.push({ skuId, ...s }); // created then deleted in one request: nothing to write
+      // New, or created then deleted in one request: items apply in order, so the latter is a
+      // soft-deleted row with the upsert's values (export shows it; a later partial upsert revives it).
+      rows.push({ skuId, ...s });
       continue;
     }
     const matched = catalog.has(skuId);

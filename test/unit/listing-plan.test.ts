@@ -127,16 +127,22 @@ describe('planListingWrites', () => {
     expect(plan.rows).toEqual([{ skuId: 1001, productId: 101, price: 1, quantity: 4, externalRef: 'A-1', asOf: T2, deleted: false }]);
   });
 
-  it('created and deleted in one request writes nothing', () => {
+  it('created and deleted in one request leaves a soft-deleted row with the upsert\'s values (items apply in order)', () => {
     const plan = planListingWrites(
       [
-        { op: 'upsert', skuId: 1001, productId: 101, price: 1, quantity: 1 },
+        { op: 'upsert', skuId: 1001, productId: 101, price: 1, quantity: 1, externalRef: 'N', asOf: T1 },
         { op: 'delete', skuId: 1001 },
       ],
       new Map(),
       catalog,
     );
     expect(plan.results.map((r) => r.status)).toEqual(['applied', 'applied']);
+    expect(plan.rows).toEqual([{ skuId: 1001, productId: 101, price: 1, quantity: 1, externalRef: 'N', asOf: T1, deleted: true }]);
+  });
+
+  it('a delete of an absent sku still writes nothing', () => {
+    const plan = planListingWrites([{ op: 'delete', skuId: 1001 }], new Map(), catalog);
+    expect(plan.results.map((r) => r.status)).toEqual(['applied']);
     expect(plan.rows).toEqual([]);
   });
 

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createTestContext, type TestContext } from '../support/context.js';
+import { seedSellerApi, sellerApp } from '../support/seller-seed.js';
+
+// Issue 15 (hardening), seller listing writes and export against a real PostgreSQL.
+
+let ctx: TestContext;
+let app: Express;
+let keys: { maple: string; birch: string; ledger: string };
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  keys = await seedSellerApi(ctx);
+  app = sellerApp(ctx);
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
+const post = (path: string, body: unknown, key = keys.maple) => request(app).post(path).set(auth(key)).send(body as object);
+const get = (path: string, key = keys.maple) => request(app).get(path).set(auth(key));
+
+async function stored(skuId: number, key = keys.maple) {
+  const res = await get('/listings?include_deleted=true&limit=1000', key);
+  expect(res.status).toBe(200);
+  return (res.body.data.items as { skuId: number }[]).find((i) => i.skuId === skuId) as Record<string, unknown> | undefined;
+}
+
+describe('defect 1: create and delete in one request', () => {
+  it('leaves a soft-deleted listing with the upsert values; a later partial upsert revives it', async () => {
+    const res = await post('/listings/bulk', {
+      items: [
+        { op: 'upsert', skuId: 1003, productId: 101, price: 700, quantity: 2, externalRef: 'CD-1' },
+        { op: 'delete', skuId: 1003 },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.results.map((r: { status: string }) => r.status)).toEqual(['applied', 'applied']);
+    const row = await stored(1003);
+    expect(row).toMatchObject({ skuId: 1003, productId: 101, price: 700, quantity: 2, externalRef: 'CD-1', browsable: false });
+    expect(row?.deletedAt).not.toBeNull();
+
+    const revive = await post('/listings/bulk', { items: [{ op: 'upsert', skuId: 1003, quantity: 3 }] });
+    expect(revive.body.data.results).toEqual([{ skuId: 1003, op: 'upsert', status: 'applied' }]);
+    expect(await stored(1003)).toMatchObject({ price: 700, quantity: 3, externalRef: 'CD-1', deletedAt: null });
+  });
+});
