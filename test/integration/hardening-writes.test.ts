@@ -48,3 +48,36 @@ describe('defect 1: create and delete in one request', () => {
     expect(await stored(1003)).toMatchObject({ price: 700, quantity: 3, externalRef: 'CD-1', deletedAt: null });
   });
 });
+
+describe('defect 2: instants outside what PostgreSQL stores', () => {
+  it('updated_since out of range (after applying the offset) is a 400, never a 500', async () => {
+    for (const t of ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59-01:00', '0001-01-01T00:00:00+01:00']) {
+      const res = await get(`/listings?updated_since=${encodeURIComponent(t)}`);
+      expect(res.status, t).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+      expect(res.body.error.details[0].field).toBe('updated_since');
+    }
+    for (const t of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '9999-12-31T23:59:59.999999Z']) {
+      expect((await get(`/listings?updated_since=${encodeURIComponent(t)}`)).status, t).toBe(200);
+    }
+  });
+
+  it('a bad asOf rejects only its own item; the good item of the batch is applied', async () => {
+    const res = await post('/listings/bulk', {
+      items: [
+        { op: 'upsert', skuId: 2001, productId: 102, price: 100, quantity: 1, asOf: '2026-11-01T00:00:00Z' },
+        { op: 'upsert', skuId: 1002, productId: 101, price: 100, quantity: 1, asOf: '0001-01-01T00:00:00+01:00' },
+        { op: 'delete', skuId: 1001, asOf: '9999-12-31T23:59:59-01:00' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    const results = res.body.data.results as { status: string; reason?: string }[];
+    expect(results.map((r) => r.status)).toEqual(['applied', 'rejected', 'rejected']);
+    expect(results[1]!.reason).toMatch(/asOf/);
+    expect(await stored(2001)).toMatchObject({ price: 100, deletedAt: null });
+    expect(await stored(1002)).toBeUndefined();
+    const single = await post('/listings', [{ skuId: 1002, productId: 101, price: 1, quantity: 1, asOf: '0000-12-31T23:00:00-01:00' }]);
+    expect(single.status).toBe(200);
+    expect(single.body.data.results[0].status).toBe('rejected');
+  });
+});

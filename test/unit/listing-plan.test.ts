@@ -170,3 +170,14 @@ describe('asOf microseconds', () => {
     expect(microsToIso(x)).toBe('2026-11-01T10:34:56.123456Z');
   });
 });
+
+describe('asOf range (issue 15, defect 2)', () => {
+  it('refuses instants PostgreSQL cannot store once the offset is applied', () => {
+    expect(isoToMicros('0000-01-01T00:00:00Z')).toBeNull();
+    expect(isoToMicros('0001-01-01T00:00:00+01:00')).toBeNull();
+    expect(isoToMicros('9999-12-31T23:59:59-01:00')).toBeNull();
+    expect(isoToMicros('0001-01-01T00:00:00Z')).not.toBeNull();
+    expect(isoToMicros('9999-12-31T23:59:59.999999Z')).not.toBeNull();
+    expect(isoToMicros('9999-12-31T23:59:59.9999996Z')).toBeNull();
+  });
+});

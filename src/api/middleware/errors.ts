@@ -21,6 +21,14 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
     res.status(status === 413 ? 413 : 400).json(errorBody('INVALID_REQUEST', message));
     return;
   }
+  // Backstop: a date/time PostgreSQL refuses came from the request (the edge checks should have
+  // caught it); it is the client's 400, never a 500.
+  const pgCode = (err as { code?: unknown }).code;
+  if (pgCode === '22007' || pgCode === '22008') {
+    req.log?.warn({ err }, 'date/time refused by PostgreSQL');
+    res.status(400).json(errorBody('INVALID_REQUEST', 'A date-time in the request is out of range'));
+    return;
+  }
   req.log?.error({ err }, 'unhandled error');
   res.status(500).json(errorBody('INTERNAL_ERROR', 'Internal error'));
 };

@@ -50,7 +50,7 @@ export const sellerListingExportRoutes: RouteModule = (app, deps) => {
     let updatedSince: string | null = null;
     if (q.updated_since !== undefined) {
       const us = isoToMicros(q.updated_since);
-      if (us === null) throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [{ field: 'updated_since', message: 'Invalid date-time' }]);
+      if (us === null) throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [{ field: 'updated_since', message: 'Invalid date-time (years 0001 to 9999 in UTC)' }]);
       updatedSince = microsToIso(us);
     }
     let includeDeleted = q.include_deleted === 'true';
