@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Public, in the repository: fine for development and tests, refused in production. */
+export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
+
 // One schema for every entry point (API, indexer, ops scripts, tests), so a bad value fails
 // at start-up with the variable's name instead of deep inside a request.
 const envSchema = z.object({
@@ -11,10 +14,20 @@ const envSchema = z.object({
     .default('mp'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  CURSOR_SECRET: z.string().min(16).default('dev-only-cursor-secret-change-me'),
+  NODE_ENV: z.string().optional(),
+  CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+}).superRefine((env, ctx) => {
+  // Anyone can read the development secret, and with it forge any cursor: production must set its own.
+  if (env.NODE_ENV === 'production' && (env.CURSOR_SECRET === DEV_CURSOR_SECRET || env.CURSOR_SECRET.length < 32)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CURSOR_SECRET'],
+      message: 'NODE_ENV=production needs a CURSOR_SECRET of at least 32 characters other than the development default (e.g. `openssl rand -hex 32`)',
+    });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;

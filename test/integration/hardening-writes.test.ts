@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createTestContext, type TestContext } from '../support/context.js';
-import { seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { signCursor } from '../../src/lib/cursor.js';
+import { exportCursorKind } from '../../src/api/routes/seller/listings-export.js';
 
 // Issue 15 (hardening), seller listing writes and export against a real PostgreSQL.
 
@@ -79,5 +81,36 @@ describe('defect 2: instants outside what PostgreSQL stores', () => {
     const single = await post('/listings', [{ skuId: 1002, productId: 101, price: 1, quantity: 1, asOf: '0000-12-31T23:00:00-01:00' }]);
     expect(single.status).toBe(200);
     expect(single.body.data.results[0].status).toBe('rejected');
+  });
+});
+
+describe('defect 3: forged and foreign cursors', () => {
+  const forge = (payload: unknown, sellerId = MAPLE) => signCursor(ctx.env.CURSOR_SECRET, exportCursorKind(sellerId), payload);
+
+  it('a cursor signed with the secret but carrying an impossible field is a 400, never a 500', async () => {
+    const bad = [
+      { t: '2024-99-99T99:99:99.000000Z', id: 1, s: null, d: false },
+      { t: '0000-01-01T00:00:00.000000Z', id: 1, s: null, d: false },
+      { t: '2026-01-01T00:00:00.000000Z', id: 1, s: '0000-01-01T00:00:00.000000Z', d: false },
+      { t: '2026-01-01T00:00:00.000000Z', id: 1, s: 'yesterday', d: false },
+      { t: '2026-01-01T00:00:00.000000Z', id: 1e300, s: null, d: false },
+    ];
+    for (const p of bad) {
+      const res = await get(`/listings?cursor=${forge(p)}`);
+      expect(res.status, JSON.stringify(p)).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+    }
+    expect((await get(`/listings?cursor=${forge({ t: '2026-01-01T00:00:00.000000Z', id: 1, s: null, d: false })}`)).status).toBe(200);
+  });
+
+  it('a seller cursor is bound to the seller that received it', async () => {
+    await post('/listings', [1001, 1002].map((skuId) => ({ skuId, productId: 101, price: 5, quantity: 1 })), keys.birch);
+    const first = await get('/listings?limit=1', keys.birch);
+    const cursor = first.body.data.nextCursor as string;
+    expect(cursor).toBeTruthy();
+    expect((await get(`/listings?cursor=${encodeURIComponent(cursor)}`, keys.birch)).status).toBe(200);
+    const other = await get(`/listings?cursor=${encodeURIComponent(cursor)}`, keys.maple);
+    expect(other.status).toBe(400);
+    expect(other.body.error.details[0].field).toBe('cursor');
   });
 });
