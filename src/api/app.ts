@@ -3,6 +3,7 @@ import type { AppDeps } from './deps.js';
 import { apiVersion } from './middleware/api-version.js';
 import { errorHandler, notFound, requireJsonBody } from './middleware/errors.js';
 import { installRequestLog } from './middleware/request-log.js';
+import { jsonBody } from './middleware/json-body.js';
 
 /** Route groups register themselves here; each is a function of the shared deps. */
 export type RouteModule = (app: express.Express, deps: AppDeps) => void;
@@ -15,7 +16,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[]): express.Expres
   installRequestLog(app, deps.logger);
   app.use(apiVersion);
   app.use(requireJsonBody);
-  app.use(express.json({ limit: '5mb', type: () => true }));
+  app.use(jsonBody());
   for (const register of modules) register(app, deps);
   app.use(notFound);
   app.use(errorHandler);

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import request from 'supertest';
+import type { Express } from 'express';
+import { createTestContext, type TestContext } from '../support/context.js';
+import { seedSellerApi } from '../support/seller-seed.js';
+import { testApp } from '../support/app.js';
+
+// Issue 15 (hardening): the HTTP edge of the whole app (body limits, request ids, rate limits).
+
+let ctx: TestContext;
+let app: Express;
+let keys: { maple: string; birch: string; ledger: string };
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  keys = await seedSellerApi(ctx);
+  app = testApp(ctx);
+});
+afterAll(async () => {
+  await ctx?.close();
+});
+
+const json = (path: string, text: string, method: 'post' | 'patch' = 'post', key?: string) => {
+  const r = request(app)[method](path).set('Content-Type', 'application/json');
+  return (key ? r.set('Authorization', `Bearer ${key}`) : r).send(text);
+};
+
+describe('defect 4: per-route body limits and a nesting guard before parsing', () => {
+  it('a lookup body larger than 500 pairs need is 413, whatever it holds', async () => {
+    const res = await json('/lines/lookup', `{"lines":[]${' '.repeat(200_000)}}`);
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ success: false, error: { code: 'INVALID_REQUEST' } });
+    // A full 500-pair lookup still fits.
+    const lines = Array.from({ length: 500 }, (_, i) => ({ sellerId: 2_000_000_000 + i, skuId: 2_000_000_000 + i }));
+    expect((await json('/lines/lookup', JSON.stringify({ lines }))).status).not.toBe(413);
+  });
+
+  it('PATCH /me takes a small body only', async () => {
+    const res = await json('/me', `{"vacation":false${' '.repeat(20_000)}}`, 'patch', keys.maple);
+    expect(res.status).toBe(413);
+  });
+
+  it('a 1000-item bulk write with long externalRefs still fits its limit', async () => {
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      op: 'upsert', skuId: 100_000 + i, productId: 101, price: 1, quantity: 1, externalRef: 'é'.repeat(255), asOf: '2026-11-01T00:00:00.000000+01:00',
+    }));
+    const text = JSON.stringify({ items }).replace(/é/g, '\\u00e9'); // the escaped form is the largest
+    const res = await json('/listings/bulk', text, 'post', keys.maple);
+    expect(res.status).toBe(200);
+  });
+
+  it('deep nesting is refused before JSON.parse, on public and seller routes', async () => {
+    const deep = (n: number) => `{"lines":${'['.repeat(n)}${']'.repeat(n)}}`;
+    for (const [path, key] of [['/lines/lookup', undefined], ['/listings', keys.maple]] as const) {
+      const res = await json(path, deep(5000), 'post', key);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/nest/i) });
+    }
+    // Brackets inside strings do not count.
+    const inString = await json('/lines/lookup', `{"lines":[],"x":"${'['.repeat(5000)}"}`);
+    expect(inString.body.error?.message ?? '').not.toMatch(/nest/i);
+  });
+});
