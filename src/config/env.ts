@@ -19,6 +19,8 @@ const envSchema = z.object({
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+  /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
+  HEALTH_DETAILS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
 }).superRefine((env, ctx) => {
   // Anyone can read the development secret, and with it forge any cursor: production must set its own.
   if (env.NODE_ENV === 'production' && (env.CURSOR_SECRET === DEV_CURSOR_SECRET || env.CURSOR_SECRET.length < 32)) {

@@ -34,3 +34,19 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) =
     client.release();
   }
 }
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300']);
+
+/**
+ * True when err says PostgreSQL cannot be reached or is refusing work right now (down, restarting,
+ * too many connections, connection lost or not obtained in time), as opposed to a bad statement:
+ * the API answers those with 503 SERVICE_UNAVAILABLE instead of 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (err instanceof AggregateError && err.errors.some(isDatabaseUnavailable)) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(err.message);
+}

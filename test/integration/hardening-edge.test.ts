@@ -4,6 +4,11 @@ import type { Express } from 'express';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { seedSellerApi } from '../support/seller-seed.js';
 import { testApp } from '../support/app.js';
+import { createApp } from '../../src/api/app.js';
+import { routeModules } from '../../src/api/routes/index.js';
+import { createPool } from '../../src/db/pool.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { degradedModeFor } from '../../src/search/degraded/mode.js';
 
 // Issue 15 (hardening): the HTTP edge of the whole app (body limits, request ids, rate limits).
 
@@ -59,5 +64,44 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
     // Brackets inside strings do not count.
     const inString = await json('/lines/lookup', `{"lines":[],"x":"${'['.repeat(5000)}"}`);
     expect(inString.body.error?.message ?? '').not.toMatch(/nest/i);
+  });
+});
+
+describe('defect 8: health, readiness and PostgreSQL outages', () => {
+  it('public /readyz is a terse envelope; details and /metrics only behind HEALTH_DETAILS', async () => {
+    const r = await request(app).get('/readyz');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ success: true, data: { status: expect.stringMatching(/^(ready|degraded)$/) } });
+    expect(JSON.stringify(r.body)).not.toContain(new URL(ctx.env.ELASTICSEARCH_URL).host);
+    expect((await request(app).get('/metrics')).status).toBe(404);
+    const ops = testApp(ctx, { HEALTH_DETAILS: true });
+    const detailed = await request(ops).get('/readyz');
+    expect(detailed.body.data).toMatchObject({ postgres: 'up', cluster: { status: expect.any(String) } });
+    expect((await request(ops).get('/metrics')).text).toMatch(/^degraded_mode [01]$/m);
+  });
+
+  it('with PostgreSQL down: /readyz is 503 in the error envelope, seller routes 503 SERVICE_UNAVAILABLE', async () => {
+    const deadPg = createPool('postgres://postgres@127.0.0.1:1/nothing', 2);
+    const deps = { env: ctx.env, pool: deadPg, es: ctx.es, index: ctx.index, logger: createLogger('silent') };
+    const down = createApp(deps, routeModules);
+    try {
+      const ready = await request(down).get('/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+      expect(Number(ready.headers['retry-after'])).toBeGreaterThan(0);
+      const auth = { Authorization: `Bearer ${keys.maple}` };
+      for (const res of [
+        await request(down).get('/me').set(auth),
+        await request(down).get('/listings').set(auth),
+        await request(down).post('/listings').set(auth).send({ skuId: 1001, productId: 101, price: 1, quantity: 1 }),
+      ]) {
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
+    } finally {
+      degradedModeFor(deps).stop();
+      await deadPg.end();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, errorBody } from '../envelope.js';
+import { isDatabaseUnavailable } from '../../db/pool.js';
 
 export const notFound: RequestHandler = (req, res) => {
   res.status(404).json(errorBody('NOT_FOUND', `No route for ${req.method} ${req.path}`));
@@ -27,6 +28,12 @@ export const errorHandler: ErrorRequestHandler = (err, req, res, _next) => {
   if (pgCode === '22007' || pgCode === '22008') {
     req.log?.warn({ err }, 'date/time refused by PostgreSQL');
     res.status(400).json(errorBody('INVALID_REQUEST', 'A date-time in the request is out of range'));
+    return;
+  }
+  if (isDatabaseUnavailable(err)) {
+    req.log?.error({ err }, 'PostgreSQL unavailable');
+    res.setHeader('Retry-After', '5');
+    res.status(503).json(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later'));
     return;
   }
   req.log?.error({ err }, 'unhandled error');
