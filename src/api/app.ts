@@ -12,7 +12,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[]): express.Expres
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'extended');
-  app.set('trust proxy', 'loopback');
+  app.set('trust proxy', trustProxy(deps.env.TRUST_PROXY));
   installRequestLog(app, deps.logger);
   app.use(apiVersion);
   app.use(requireJsonBody);
@@ -21,4 +21,15 @@ export function createApp(deps: AppDeps, modules: RouteModule[]): express.Expres
   app.use(notFound);
   app.use(errorHandler);
   return app;
+}
+
+/**
+ * TRUST_PROXY as Express takes it: `true` (trust every hop: only behind a proxy that overwrites
+ * X-Forwarded-For), `false` (the socket address is the client), a hop count, or addresses,
+ * subnets and names (`loopback`, `uniquelocal`, comma-separated). Behind a load balancer that is
+ * not trusted, every client shares the balancer's address and so one rate-limit bucket.
+ */
+export function trustProxy(value: string): boolean | number | string {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return /^\d+$/.test(value) ? Number(value) : value;
 }

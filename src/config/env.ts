@@ -19,6 +19,12 @@ const envSchema = z.object({
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+  /** Seller routes, per client address, before authentication. */
+  RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
+  /** Failed authentications per client address; once spent the address is refused before any key lookup. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
+  /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
+  TRUST_PROXY: z.string().min(1).default('loopback'),
   /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
   HEALTH_DETAILS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
 }).superRefine((env, ctx) => {

@@ -105,3 +105,43 @@ describe('defect 8: health, readiness and PostgreSQL outages', () => {
     }
   });
 });
+
+describe('defect 7: per-address limits before authentication, TRUST_PROXY', () => {
+  it('bad keys from one address run out of attempts: 429 with Retry-After before any key lookup', async () => {
+    const limited = testApp(ctx, { RATE_LIMIT_AUTH_FAILURES_PER_MIN: 5 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await request(limited).get('/me').set('Authorization', `Bearer mp_maple_${'0'.repeat(40)}`).set('X-Forwarded-For', '198.51.100.7');
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.body.error.code).toBe('RATE_LIMITED');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
+    }
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
+    // Another address (behind the trusted proxy) is not affected.
+    expect((await request(limited).get('/me').set('Authorization', `Bearer ${keys.maple}`).set('X-Forwarded-For', '198.51.100.8')).status).toBe(200);
+  });
+
+  it('every seller request is limited per address before authentication too', async () => {
+    const limited = testApp(ctx, { RATE_LIMIT_SELLER_ADDRESS_PER_MIN: 3 });
+    const send = () => request(limited).get('/me').set('X-Forwarded-For', '198.51.100.9');
+    expect([(await send()).status, (await send()).status, (await send()).status]).toEqual([401, 401, 401]);
+    expect((await send()).status).toBe(429);
+  });
+
+  it('TRUST_PROXY decides whether X-Forwarded-For names the client', async () => {
+    const hit = async (trust: string) => {
+      const a = testApp(ctx, { RATE_LIMIT_PUBLIC_PER_MIN: 2, TRUST_PROXY: trust });
+      const out: number[] = [];
+      for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+        out.push((await request(a).get('/search?limit=1').set('X-Forwarded-For', ip)).status);
+      }
+      return out;
+    };
+    expect(await hit('false')).toContain(429); // the proxy (this test) is the one client
+    expect(await hit('loopback')).not.toContain(429);
+    expect(await hit('127.0.0.1/8')).not.toContain(429);
+  });
+});
