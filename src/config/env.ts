@@ -23,6 +23,15 @@ const envSchema = z.object({
   RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
   /** Failed authentications per client address; once spent the address is refused before any key lookup. */
   RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
+  /** In-flight listing writes (single, bulk, purge) per seller; more get 429 RATE_LIMITED. */
+  SELLER_MAX_CONCURRENT_WRITES: z.coerce.number().int().positive().default(4),
+  /** API main pool size, and the small separate pool for key lookups and /readyz. */
+  PG_POOL_SIZE: z.coerce.number().int().positive().default(20),
+  PG_AUTH_POOL_SIZE: z.coerce.number().int().positive().default(3),
+  /** Longest wait for a free PostgreSQL connection before a request fails with 503. */
+  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  /** statement_timeout of the API's connections (seller routes; buyer fallbacks set their own, shorter). */
+  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
   TRUST_PROXY: z.string().min(1).default('loopback'),
   /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */

@@ -6,10 +6,24 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void): pg.Pool {
+export interface PoolLimits {
+  /** Longest wait for a free connection before the query fails (pg: connectionTimeoutMillis); 0 waits forever. */
+  connectionTimeoutMs?: number;
+  /** Server-side statement_timeout of every statement on the pool's connections; 0 = none. */
+  statementTimeoutMs?: number;
+}
+
+export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void, limits: PoolLimits = {}): pg.Pool {
   // JIT compiles the seller_readiness view's plan for ~300 ms per query and never pays back on
   // these short set-based statements.
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    application_name: 'marketplace-search',
+    options: '-c jit=off',
+    ...(limits.connectionTimeoutMs ? { connectionTimeoutMillis: limits.connectionTimeoutMs } : {}),
+    ...(limits.statementTimeoutMs ? { statement_timeout: limits.statementTimeoutMs } : {}),
+  });
   // An idle client whose server went away (restart, failover) emits 'error'; unhandled, that would
   // kill the process. The pool drops the client; the next query reconnects or fails on its own.
   pool.on('error', onIdleError ?? (() => undefined));
@@ -36,7 +50,9 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) =
 }
 
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-  '57P01', '57P02', '57P03', '53300']);
+  '57P01', '57P02', '57P03', '53300',
+  '57014', // statement timeout (or cancel): the server was too busy to answer in time
+]);
 
 /**
  * True when err says PostgreSQL cannot be reached or is refusing work right now (down, restarting,

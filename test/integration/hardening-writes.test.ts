@@ -5,6 +5,12 @@ import { createTestContext, type TestContext } from '../support/context.js';
 import { MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
 import { signCursor } from '../../src/lib/cursor.js';
 import { exportCursorKind } from '../../src/api/routes/seller/listings-export.js';
+import { createApp } from '../../src/api/app.js';
+import { sellerRoutes } from '../../src/api/routes/seller/index.js';
+import { healthRoutes } from '../../src/api/routes/health.js';
+import { createPool } from '../../src/db/pool.js';
+import { createLogger } from '../../src/lib/logger.js';
+import { degradedModeFor } from '../../src/search/degraded/mode.js';
 
 // Issue 15 (hardening), seller listing writes and export against a real PostgreSQL.
 
@@ -112,5 +118,71 @@ describe('defect 3: forged and foreign cursors', () => {
     const other = await get(`/listings?cursor=${encodeURIComponent(cursor)}`, keys.maple);
     expect(other.status).toBe(400);
     expect(other.body.error.details[0].field).toBe('cursor');
+  });
+});
+
+describe('defect 5: one seller cannot starve the pool', () => {
+  const LOCK = 'SELECT pg_advisory_lock(1280442369, $1)';
+  const UNLOCK = 'SELECT pg_advisory_unlock(1280442369, $1)';
+  /** Resolves once n backends wait on an advisory lock (the held seller lock). */
+  async function waiters(n: number) {
+    for (let i = 0; i < 400; i++) {
+      const { rows } = await ctx.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+      if (rows[0].n >= n) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('no request is waiting on the seller lock');
+  }
+
+  it('caps concurrent writes per seller: 429 RATE_LIMITED with Retry-After beyond it; other sellers go on', async () => {
+    const capped = sellerApp(ctx, { SELLER_MAX_CONCURRENT_WRITES: 1 });
+    const holder = await ctx.pool.connect();
+    try {
+      await holder.query(LOCK, [MAPLE]);
+      const first = request(capped).post('/listings').set(auth(keys.maple)).send({ skuId: 1001, productId: 101, price: 9, quantity: 1 }).then((r) => r);
+      await waiters(1);
+      const second = await request(capped).post('/listings/bulk').set(auth(keys.maple)).send({ items: [{ op: 'delete', skuId: 1002 }] });
+      expect(second.status).toBe(429);
+      expect(second.body.error.code).toBe('RATE_LIMITED');
+      expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await request(capped).post('/listings').set(auth(keys.birch)).send({ skuId: 2001, productId: 102, price: 1, quantity: 1 })).status).toBe(200);
+      await holder.query(UNLOCK, [MAPLE]);
+      expect((await first).status).toBe(200);
+      // The slot is free again.
+      expect((await request(capped).post('/listings/bulk').set(auth(keys.maple)).send({ items: [{ op: 'delete', skuId: 1002 }] })).status).toBe(200);
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock_all()');
+      holder.release();
+    }
+  });
+
+  it('statement timeout and connection wait timeout answer 503; auth and /readyz use their own small pool', async () => {
+    const pool = createPool(ctx.databaseUrl, 1, undefined, { statementTimeoutMs: 2000, connectionTimeoutMs: 200 });
+    const authPool = createPool(ctx.databaseUrl, 2);
+    const deps = { env: ctx.env, pool, authPool, es: ctx.es, index: ctx.index, logger: createLogger('silent') };
+    const a = createApp(deps, [...sellerRoutes, healthRoutes]);
+    const holder = await ctx.pool.connect();
+    try {
+      await holder.query(LOCK, [MAPLE]);
+      const stuck = request(a).post('/listings').set(auth(keys.maple)).send({ skuId: 1001, productId: 101, price: 8, quantity: 1 }).then((r) => r);
+      await waiters(1);
+      // The one main connection is taken: another seller's read waits at most the connection timeout.
+      const other = await request(a).get('/me').set(auth(keys.birch));
+      expect(other.status).toBe(503);
+      expect(other.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect((await request(a).get('/readyz')).status).toBe(200);
+      // The stuck write gives up at the statement timeout: 503, nothing written.
+      const res = await stuck;
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await holder.query('SELECT pg_advisory_unlock_all()');
+      holder.release();
+      degradedModeFor(deps).stop();
+      await pool.end();
+      await authPool.end();
+    }
+    expect((await stored(1001))?.price).not.toBe(8);
   });
 });

@@ -37,7 +37,7 @@ export function sellerAuth(deps: AppDeps): RequestHandler {
     const parsed = token === null ? null : parseApiKey(token);
     if (!parsed) throw failed();
     const hash = hashApiKey(parsed.key);
-    const candidates = await activeKeysForSeller(deps.pool, parsed.sellerCode);
+    const candidates = await activeKeysForSeller(deps.authPool ?? deps.pool, parsed.sellerCode);
     // Compare against every active key (no early exit) so timing does not depend on which matched.
     let match: AuthenticatedSeller | undefined;
     for (const c of candidates) {

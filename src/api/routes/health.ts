@@ -21,7 +21,7 @@ export const healthRoutes: RouteModule = (app, deps) => {
   app.get('/readyz', async (_req, res) => {
     const started = Date.now();
     const postgres = await Promise.race([
-      deps.pool.query('SELECT 1').then(
+      (deps.authPool ?? deps.pool).query('SELECT 1').then(
         () => 'up' as const,
         () => 'down' as const,
       ),
