@@ -5,6 +5,7 @@ import { indexNames } from './es/index-names.js';
 import { createLogger } from './lib/logger.js';
 import { createApp } from './api/app.js';
 import { routeModules } from './api/routes/index.js';
+import { handleClientErrors } from './api/http-server.js';
 
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'api');
@@ -15,9 +16,10 @@ const authPool = createPool(env.DATABASE_URL, env.PG_AUTH_POOL_SIZE, onIdleError
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
 const app = createApp({ env, pool, authPool, es, index: indexNames(env.INDEX_PREFIX), logger }, routeModules);
 
-const server = app.listen(env.PORT, () => {
+// Requests Node's parser refuses (oversized headers, malformed) are answered in the envelope too.
+const server = handleClientErrors(app.listen(env.PORT, () => {
   logger.info({ port: env.PORT, index: indexNames(env.INDEX_PREFIX).alias }, `API listening on http://localhost:${env.PORT}`);
-});
+}));
 
 const shutdown = (signal: string) => {
   logger.info({ signal }, 'shutting down');

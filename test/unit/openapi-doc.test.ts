@@ -17,7 +17,7 @@ describe('OpenAPI document', () => {
   it('documents the 400 of a bad version header (and 429, 503) on every route', () => {
     expect(operations.length).toBeGreaterThanOrEqual(9);
     for (const { path, method, op } of operations) {
-      for (const status of ['400', '429', '503']) expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined();
+      for (const status of ['400', '429', '431', '503']) expect(op.responses[status], `${method} ${path} ${status}`).toBeDefined();
       expect(op.responses['400'].description).toMatch(/UNSUPPORTED_API_VERSION/);
     }
   });

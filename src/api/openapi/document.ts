@@ -74,13 +74,17 @@ const ERROR_TEXT: Record<number, string> = {
   401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key',
   409: 'SELLER_SOURCE_EXCLUSIVE: the seller\'s inventory source is not `platform`',
   413: 'BATCH_TOO_LARGE: more than 1000 items; or INVALID_REQUEST: the body is larger than this route accepts',
+  431: 'INVALID_REQUEST: the request line and headers are larger than the server accepts (e.g. a very long query string)',
   429: 'RATE_LIMITED (per key, per client address, failed authentications, or concurrent writes of one seller); see Retry-After',
   503: 'SERVICE_UNAVAILABLE: PostgreSQL (or, for buyer reads, the index, the last-good cache and PostgreSQL) could not answer in time; see Retry-After',
 };
 
-/** Every route checks the version header (400), is rate-limited (429) and needs PostgreSQL (503); a body can be too large (413). */
+/**
+ * Every route checks the version header (400), is rate-limited (429), needs PostgreSQL (503) and
+ * can get a request line too long for the server (431); a body can be too large (413).
+ */
 const statusesOf = (op: Operation): number[] =>
-  [...new Set([400, 429, 503, ...(op.body ? [413] : []), ...op.errors])].sort((a, b) => a - b);
+  [...new Set([400, 429, 431, 503, ...(op.body ? [413] : []), ...op.errors])].sort((a, b) => a - b);
 
 const BODY_TEXT =
   'Unknown fields are rejected: a 400 for the request envelope; on a listing write, the upsert item\'s `rejected` result ' +
