@@ -12,8 +12,13 @@ export interface Services {
   degraded: DegradedMode;
   /** The buyer reads (index, then Degraded Mode), acting on `degraded`. */
   buyer: BuyerService;
-  /** Per API key on seller routes, per client address on public routes (one budget per process). */
-  rateLimits: { seller: TokenBucketLimiter; public: TokenBucketLimiter };
+  /**
+   * One budget per process: per API key on seller routes, per client address on public routes, and
+   * per client address before seller authentication (every request, and failed authentications).
+   */
+  rateLimits: { seller: TokenBucketLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: TokenBucketLimiter };
+  /** Listing writes in flight per seller id (the per-seller write cap). */
+  writesInFlight: Map<number, number>;
 }
 
 export interface ServiceOverrides {
@@ -29,6 +34,9 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     rateLimits: {
       seller: new TokenBucketLimiter(infra.env.RATE_LIMIT_SELLER_PER_MIN),
       public: new TokenBucketLimiter(infra.env.RATE_LIMIT_PUBLIC_PER_MIN),
+      sellerAddress: new TokenBucketLimiter(infra.env.RATE_LIMIT_SELLER_ADDRESS_PER_MIN),
+      authFailures: new TokenBucketLimiter(infra.env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
     },
+    writesInFlight: new Map(),
   };
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** Public, in the repository: fine for development and tests, refused in production. */
+export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
+
 // One schema for every entry point (API, indexer, ops scripts, tests), so a bad value fails
 // at start-up with the variable's name instead of deep inside a request.
 const envSchema = z.object({
@@ -11,10 +14,37 @@ const envSchema = z.object({
     .default('mp'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  CURSOR_SECRET: z.string().min(16).default('dev-only-cursor-secret-change-me'),
+  NODE_ENV: z.string().optional(),
+  CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+  /** Seller routes, per client address, before authentication. */
+  RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
+  /** Failed authentications per client address; once spent the address is refused before any key lookup. */
+  RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
+  /** In-flight listing writes (single, bulk, purge) per seller; more get 429 RATE_LIMITED. */
+  SELLER_MAX_CONCURRENT_WRITES: z.coerce.number().int().positive().default(4),
+  /** API main pool size, and the small separate pool for key lookups and /readyz. */
+  PG_POOL_SIZE: z.coerce.number().int().positive().default(20),
+  PG_AUTH_POOL_SIZE: z.coerce.number().int().positive().default(3),
+  /** Longest wait for a free PostgreSQL connection before a request fails with 503. */
+  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  /** statement_timeout of the API's connections (seller routes; buyer fallbacks set their own, shorter). */
+  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
+  TRUST_PROXY: z.string().min(1).default('loopback'),
+  /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
+  HEALTH_DETAILS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+}).superRefine((env, ctx) => {
+  // Anyone can read the development secret, and with it forge any cursor: production must set its own.
+  if (env.NODE_ENV === 'production' && (env.CURSOR_SECRET === DEV_CURSOR_SECRET || env.CURSOR_SECRET.length < 32)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['CURSOR_SECRET'],
+      message: 'NODE_ENV=production needs a CURSOR_SECRET of at least 32 characters other than the development default (e.g. `openssl rand -hex 32`)',
+    });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;

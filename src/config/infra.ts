@@ -8,6 +8,11 @@ import type { Logger } from '../lib/logger.js';
 export interface Infra {
   env: Env;
   pool: Pool;
+  /**
+   * A small pool of its own for key lookups and /readyz, so one seller's burst of writes holding
+   * every connection of `pool` cannot lock the others out or make the API look down. Defaults to pool.
+   */
+  authPool?: Pool;
   es: Client;
   index: IndexNames;
   logger: Logger;

@@ -19,7 +19,7 @@ export async function productsNamedLike(db: Db, patterns: string[]): Promise<{ p
   const { rows } = await db.query(
     `SELECT product_id, name FROM products
       WHERE name IS NOT NULL
-        AND (SELECT bool_and(normalize(name, NFKD) ~ p) FROM unnest($1::text[]) AS p)`,
+        AND coalesce((SELECT bool_and(normalize(name, NFKD) ~ p) FROM unnest($1::text[]) AS p), true)`,
     [patterns],
   );
   return rows.map((r) => ({ productId: r.product_id, name: r.name }));

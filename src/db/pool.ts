@@ -6,10 +6,24 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void): pg.Pool {
+export interface PoolLimits {
+  /** Longest wait for a free connection before the query fails (pg: connectionTimeoutMillis); 0 waits forever. */
+  connectionTimeoutMs?: number;
+  /** Server-side statement_timeout of every statement on the pool's connections; 0 = none. */
+  statementTimeoutMs?: number;
+}
+
+export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void, limits: PoolLimits = {}): pg.Pool {
   // JIT compiles the seller_readiness view's plan on every query and never pays back on these
   // short set-based statements (BENCHMARKS.md, "PostgreSQL JIT").
-  const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: 'marketplace-search', options: '-c jit=off' });
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max,
+    application_name: 'marketplace-search',
+    options: '-c jit=off',
+    ...(limits.connectionTimeoutMs ? { connectionTimeoutMillis: limits.connectionTimeoutMs } : {}),
+    ...(limits.statementTimeoutMs ? { statement_timeout: limits.statementTimeoutMs } : {}),
+  });
   // An idle client whose server went away (restart, failover) emits 'error'; unhandled, that would
   // kill the process. The pool drops the client; the next query reconnects or fails on its own.
   pool.on('error', onIdleError ?? (() => undefined));
@@ -80,4 +94,22 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) =
   } finally {
     client.release();
   }
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300',
+  '57014', // statement timeout (or cancel): the server was too busy to answer in time
+]);
+
+/**
+ * True when err says PostgreSQL cannot be reached or is refusing work right now (down, restarting,
+ * too many connections, connection lost or not obtained in time), as opposed to a bad statement:
+ * the API answers those with 503 SERVICE_UNAVAILABLE instead of 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (err instanceof AggregateError && err.errors.some(isDatabaseUnavailable)) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/.test(err.message);
 }

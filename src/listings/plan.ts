@@ -135,7 +135,9 @@ export function planListingWrites(
   for (const [skuId, s] of state) {
     const before = stored.get(skuId);
     if (!before) {
-      if (!s.deleted) rows.push({ skuId, ...s }); // created then deleted in one request: nothing to write
+      // New, or created then deleted in one request: items apply in order, so the latter is a
+      // soft-deleted row with the upsert's values (export shows it; a later partial upsert revives it).
+      rows.push({ skuId, ...s });
       continue;
     }
     const matched = catalog.has(skuId);
@@ -158,7 +160,16 @@ export function planListingWrites(
 
 const ISO = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(Z|[+-]\d{2}(?::?\d{2})?)$/i;
 
-/** Microseconds since the epoch of an RFC 3339 instant (fraction rounded to microseconds like PostgreSQL), or null. */
+// What a timestamptz stores and the API renders as RFC 3339: years 0001-9999 in UTC. An instant
+// outside (e.g. 0001-01-01T00:00:00+01:00 is year 0000 in UTC) would make PostgreSQL fail the
+// statement, so it is refused here, at the edge.
+const MIN_MICROS = BigInt(Date.parse('0001-01-01T00:00:00Z')) * 1000n;
+const MAX_MICROS = BigInt(Date.parse('9999-12-31T23:59:59.999Z')) * 1000n + 999n;
+
+/**
+ * Microseconds since the epoch of an RFC 3339 instant (fraction rounded to microseconds like
+ * PostgreSQL), or null when malformed or outside years 0001-9999 UTC.
+ */
 export function isoToMicros(iso: string): Micros | null {
   const m = ISO.exec(iso);
   if (!m) return null;
@@ -173,7 +184,8 @@ export function isoToMicros(iso: string): Micros | null {
   const padded = (fraction + '0000000').slice(0, 7);
   let micros = BigInt(padded.slice(0, 6));
   if (Number(padded[6]) >= 5) micros += 1n;
-  return BigInt(ms) * 1000n + micros;
+  const us = BigInt(ms) * 1000n + micros;
+  return us < MIN_MICROS || us > MAX_MICROS ? null : us;
 }
 
 /** RFC 3339 UTC rendering with six fraction digits (exact input for timestamptz). */

@@ -38,7 +38,7 @@ export function toPlanItem(raw: unknown, schema: typeof listingUpsertItemSchema 
   let asOf: bigint | undefined;
   if (item.asOf !== undefined) {
     const us = isoToMicros(item.asOf);
-    if (us === null) return invalidItem(raw, 'upsert', 'asOf: invalid date-time');
+    if (us === null) return invalidItem(raw, 'upsert', 'asOf: invalid date-time (years 0001 to 9999 in UTC)');
     asOf = us;
   }
   if (item.op === 'delete') {

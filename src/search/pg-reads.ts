@@ -76,16 +76,52 @@ export function compareOffers(a: OfferDoc, b: OfferDoc): number {
   return a.price - b.price || a.skuId - b.skuId || a.laneOrder - b.laneOrder || a.ownerId - b.ownerId;
 }
 
+// Bounds of the keyword prefilter: it only narrows (the exact rule runs on the candidates), so it
+// may look at fewer terms and a prefix of each; a 255-letter keyword built a 255-part regex that
+// took PostgreSQL 425 ms to compile and ~0.5 ms per product to run.
+export const PREFILTER_MAX_TERMS = 8;
+export const PREFILTER_MAX_PARTS = 24;
+
+/** Letters without case whose NFKD form is themselves or starts with themselves: matched literally. */
+const CASELESS_SCRIPT = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+
 /**
  * A regular expression that every product whose folded name has `term` as a term matches, on
  * the NFKD form of the name (folding = NFKD, drop marks, lowercase): each ASCII letter or digit
  * of the term must appear, in either case, in order, separated only by non-ASCII characters
- * (the combining marks folding drops); any other character of the term may be anything.
+ * (the combining marks folding drops); a CJK or Hangul character (no case) must appear as is;
+ * any other character of the term may be anything. At most PREFILTER_MAX_PARTS parts (a prefix
+ * of the term): a shorter pattern only lets more candidates through. null when it would match
+ * every name.
  */
-export function termPrefilter(term: string): string {
-  const parts = [...term].map((c) => (/^[a-z]$/.test(c) ? `[${c}${c.toUpperCase()}]` : /^[0-9]$/.test(c) ? c : '.*'));
-  return parts.join('[^\\x01-\\x7f]*');
+export function termPrefilter(term: string): string | null {
+  const parts: string[] = [];
+  for (const c of term) {
+    if (parts.length >= PREFILTER_MAX_PARTS) break;
+    const part = /^[a-z]$/.test(c) ? `[${c}${c.toUpperCase()}]` : /^[0-9]$/.test(c) || CASELESS_SCRIPT.test(c) ? c : '.*';
+    if (part === '.*' && parts[parts.length - 1] === '.*') continue; // one wildcard per run
+    parts.push(part);
+  }
+  while (parts[0] === '.*') parts.shift(); // the pattern is unanchored: leading/trailing wildcards add nothing
+  while (parts[parts.length - 1] === '.*') parts.pop();
+  return parts.length === 0 ? null : parts.join('[^\\x01-\\x7f]*');
 }
+
+/** The prefilter patterns of a keyword's terms, longest terms first (they narrow most), bounded. */
+export function keywordPrefilters(wanted: readonly string[]): string[] {
+  const patterns = uniq([...wanted].sort((a, b) => b.length - a.length).map(termPrefilter).filter((p): p is string => p !== null));
+  return patterns.slice(0, PREFILTER_MAX_TERMS);
+}
+
+// PostgreSQL text cannot hold U+0000, so no stored value equals a filter value containing it: the
+// index matches nothing for it, and so must the fallback (sending it would fail the query).
+const storable = (v: string) => !v.includes('\u0000');
+/** A multi-valued filter without unstorable values; undefined = unfiltered, [] = matches nothing. */
+const storableValues = (vs: string[] | undefined): string[] | undefined => vs?.filter(storable);
+
+/** Ids PostgreSQL integer columns can hold; a larger one names nothing. */
+const INT4_MAX = 2_147_483_647;
+const storableId = (id: number) => id <= INT4_MAX;
 
 function facetsOf(rows: FacetRow[]): Facets {
   const facets = {} as Facets;
@@ -140,9 +176,19 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
       inSnapshot(pool, opts, async (db): Promise<SearchPage> => {
         // Keyword: every folded term must be a term of the folded name (DECISIONS.md).
         const wanted = terms(q.keyword ?? '');
+        const single = [q.category, q.set, q.rarity, q.sellerCode];
+        const multi = {
+          collectorNumber: storableValues(q.collectorNumber),
+          condition: storableValues(q.condition),
+          language: storableValues(q.language),
+          finish: storableValues(q.finish),
+        };
+        if (single.some((v) => v !== undefined && !storable(v)) || Object.values(multi).some((v) => v !== undefined && v.length === 0)) {
+          return emptyPage();
+        }
         let productIds: number[] | null = null;
         if (wanted.length > 0) {
-          const candidates = await productsNamedLike(db, uniq(wanted).map(termPrefilter));
+          const candidates = await productsNamedLike(db, keywordPrefilters(uniq(wanted)));
           productIds = candidates
             .filter((c) => {
               const have = new Set(terms(c.name));
@@ -157,10 +203,10 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
           category: q.category ?? null,
           set: q.set ?? null,
           rarity: q.rarity ?? null,
-          collectorNumber: q.collectorNumber ?? null,
-          condition: q.condition ?? null,
-          language: q.language ?? null,
-          finish: q.finish ?? null,
+          collectorNumber: multi.collectorNumber ?? null,
+          condition: multi.condition ?? null,
+          language: multi.language ?? null,
+          finish: multi.finish ?? null,
           sellerCode: q.sellerCode ?? null,
         });
 
@@ -181,15 +227,17 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
 
     lookup: async (body) => {
       if (body.lines.length === 0) return [];
+      // Ids beyond int4 cannot be stored: such lines stay unknown (as the index answers them).
+      const known = body.lines.filter((l) => storableId(l.sellerId) && storableId(l.skuId));
       return inSnapshot(pool, opts, async (db) => {
         const rows = await nativeRows(
           db,
-          body.lines.map((l) => l.sellerId),
-          body.lines.map((l) => l.skuId),
+          known.map((l) => l.sellerId),
+          known.map((l) => l.skuId),
         );
         const poBox = await poBoxSuspended(db);
-        const sellers = await sellerFacts(db, uniq([...body.lines.map((l) => l.sellerId), ...rows.map((r) => r.listing.sellerId)]));
-        const skus = await skuFacts(db, uniq(body.lines.map((l) => l.skuId)));
+        const sellers = await sellerFacts(db, uniq([...body.lines.map((l) => l.sellerId).filter(storableId), ...rows.map((r) => r.listing.sellerId)]));
+        const skus = await skuFacts(db, uniq(body.lines.map((l) => l.skuId).filter(storableId)));
         const products = await productFacts(db, uniq([...rows.map((r) => r.sku.productId), ...[...skus.values()].map((s) => s.productId)]));
         const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
         for (const o of nativeOfferDocs(rows, sellers, products, poBox)) docs.offers.set(o.id, { offer: o.doc.offer });

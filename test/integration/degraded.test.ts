@@ -102,7 +102,7 @@ beforeAll(async () => {
   node = await startEsNode();
   base = await createTestContext();
   indexerEs = createEsClient(node.url, 30_000);
-  ctx = { ...base, es: indexerEs, env: { ...base.env, ELASTICSEARCH_URL: node.url } };
+  ctx = { ...base, es: indexerEs, env: { ...base.env, ELASTICSEARCH_URL: node.url, HEALTH_DETAILS: true } };
   scenario = generateScenario(4242);
   await loadFixture(ctx.pool, scenario.fixture);
   await applyScenarioExtras(ctx.pool, scenario);
@@ -213,7 +213,7 @@ describe('Degraded Mode with a real cluster failure', () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
       const ready = await request(a).get('/readyz');
       expect(ready.status).toBe(503);
-      expect(ready.body.data).toMatchObject({ postgres: 'down' });
+      expect(ready.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', details: { postgres: 'down' } });
       expect((await request(a).get('/metrics')).text).toMatch(/^degraded_unavailable_total 1$/m);
     } finally {
       d.services.degraded.stop();

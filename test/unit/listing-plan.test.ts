@@ -127,16 +127,22 @@ describe('planListingWrites', () => {
     expect(plan.rows).toEqual([{ skuId: 1001, productId: 101, price: 1, quantity: 4, externalRef: 'A-1', asOf: T2, deleted: false }]);
   });
 
-  it('created and deleted in one request writes nothing', () => {
+  it('created and deleted in one request leaves a soft-deleted row with the upsert\'s values (items apply in order)', () => {
     const plan = planListingWrites(
       [
-        { op: 'upsert', skuId: 1001, productId: 101, price: 1, quantity: 1 },
+        { op: 'upsert', skuId: 1001, productId: 101, price: 1, quantity: 1, externalRef: 'N', asOf: T1 },
         { op: 'delete', skuId: 1001 },
       ],
       new Map(),
       catalog,
     );
     expect(plan.results.map((r) => r.status)).toEqual(['applied', 'applied']);
+    expect(plan.rows).toEqual([{ skuId: 1001, productId: 101, price: 1, quantity: 1, externalRef: 'N', asOf: T1, deleted: true }]);
+  });
+
+  it('a delete of an absent sku still writes nothing', () => {
+    const plan = planListingWrites([{ op: 'delete', skuId: 1001 }], new Map(), catalog);
+    expect(plan.results.map((r) => r.status)).toEqual(['applied']);
     expect(plan.rows).toEqual([]);
   });
 
@@ -162,5 +168,16 @@ describe('asOf microseconds', () => {
     expect(microsToIso(-1n)).toBe('1969-12-31T23:59:59.999999Z');
     const x = isoToMicros('2026-11-01T12:34:56.123456+02:00')!;
     expect(microsToIso(x)).toBe('2026-11-01T10:34:56.123456Z');
+  });
+});
+
+describe('asOf range (issue 15, defect 2)', () => {
+  it('refuses instants PostgreSQL cannot store once the offset is applied', () => {
+    expect(isoToMicros('0000-01-01T00:00:00Z')).toBeNull();
+    expect(isoToMicros('0001-01-01T00:00:00+01:00')).toBeNull();
+    expect(isoToMicros('9999-12-31T23:59:59-01:00')).toBeNull();
+    expect(isoToMicros('0001-01-01T00:00:00Z')).not.toBeNull();
+    expect(isoToMicros('9999-12-31T23:59:59.999999Z')).not.toBeNull();
+    expect(isoToMicros('9999-12-31T23:59:59.9999996Z')).toBeNull();
   });
 });

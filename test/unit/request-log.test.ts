@@ -99,4 +99,18 @@ describe('request log', () => {
     await settle();
     expect(lines.map((l) => (l.req as { url: string }).url)).toEqual(['/bad']);
   });
+
+  it('replaces an X-Request-Id that is too long or has unsafe characters (issue 15, defect 9)', async () => {
+    const { app, lines } = appWithLog();
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    for (const bad of ['x'.repeat(8192), 'a b', 'id"><script>', 'é', 'x'.repeat(129)]) {
+      const res = await request(app).get('/ok').set('X-Request-Id', bad).expect(200);
+      expect(res.headers['x-request-id'], bad.slice(0, 20)).toMatch(uuid);
+    }
+    for (const good of ['abc-123', 'x'.repeat(128), 'trace:01HX.y_z/4=']) {
+      expect((await request(app).get('/ok').set('X-Request-Id', good)).headers['x-request-id']).toBe(good);
+    }
+    await settle();
+    expect(JSON.stringify(lines)).not.toContain('x'.repeat(129));
+  });
 });

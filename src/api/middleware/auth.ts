@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.js';
 import { ApiError } from '../envelope.js';
 import { activeKeysForSeller, type KeyOwner } from '../../db/api-keys.js';
 import { bearerToken, hashApiKey, hashesEqual, parseApiKey } from '../../lib/api-key.js';
+import { checkAddressBeforeAuth, recordAuthFailure } from './address-limit.js';
 
 /** The authenticated seller of a request (set by `sellerAuth`, request-local). */
 export type AuthenticatedSeller = KeyOwner;
@@ -26,11 +27,17 @@ const unauthorized = () =>
  */
 export function sellerAuth(deps: AppDeps): RequestHandler {
   return async (req, _res, next) => {
+    // Per-address budgets first: a flood of bad keys is refused before it costs key lookups.
+    checkAddressBeforeAuth(deps, req);
+    const failed = () => {
+      recordAuthFailure(deps, req);
+      return unauthorized();
+    };
     const token = bearerToken(req.header('Authorization'));
     const parsed = token === null ? null : parseApiKey(token);
-    if (!parsed) throw unauthorized();
+    if (!parsed) throw failed();
     const hash = hashApiKey(parsed.key);
-    const candidates = await activeKeysForSeller(deps.pool, parsed.sellerCode);
+    const candidates = await activeKeysForSeller(deps.authPool ?? deps.pool, parsed.sellerCode);
     // Compare against every active key (no early exit) so timing does not depend on which matched.
     let match: AuthenticatedSeller | undefined;
     for (const c of candidates) {
@@ -38,7 +45,7 @@ export function sellerAuth(deps: AppDeps): RequestHandler {
         match = { sellerId: c.sellerId, sellerCode: c.sellerCode, inventorySource: c.inventorySource, keyId: c.keyId };
       }
     }
-    if (!match) throw unauthorized();
+    if (!match) throw failed();
     req.seller = match;
     next();
   };

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError } from '../../contract/errors.js';
 import { ApiError, errorBody } from '../envelope.js';
+import { isDatabaseUnavailable } from '../../db/pool.js';
 
 export const notFound: RequestHandler = (req, res) => {
   res.status(404).json(errorBody('NOT_FOUND', `No route for ${req.method} ${req.path}`));
@@ -37,6 +38,20 @@ export const errorHandler: ErrorRequestHandler = (thrown, req, res, _next) => {
     const message =
       type === 'entity.parse.failed' ? 'Malformed JSON body' : type === 'entity.too.large' ? 'Request body too large' : (err as Error).message;
     res.status(status === 413 ? 413 : 400).json(errorBody('INVALID_REQUEST', message));
+    return;
+  }
+  // Backstop: a date/time PostgreSQL refuses came from the request (the edge checks should have
+  // caught it); it is the client's 400, never a 500.
+  const pgCode = (err as { code?: unknown }).code;
+  if (pgCode === '22007' || pgCode === '22008') {
+    req.log?.warn({ err }, 'date/time refused by PostgreSQL');
+    res.status(400).json(errorBody('INVALID_REQUEST', 'A date-time in the request is out of range'));
+    return;
+  }
+  if (isDatabaseUnavailable(err)) {
+    req.log?.error({ err }, 'PostgreSQL unavailable');
+    res.setHeader('Retry-After', '5');
+    res.status(503).json(errorBody('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later'));
     return;
   }
   req.log?.error({ err }, 'unhandled error');

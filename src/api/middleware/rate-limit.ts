@@ -1,8 +1,9 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../envelope.js';
 import { retryAfterSeconds, type TokenBucketLimiter } from '../../lib/rate-limiter.js';
 import { sellerOf } from './auth.js';
+import { clientAddress } from './address-limit.js';
 
 // Limits are configuration (RATE_LIMIT_SELLER_PER_MIN, RATE_LIMIT_PUBLIC_PER_MIN): per API key on
 // seller routes, per client address on public routes. The limiters are services (createServices),
@@ -29,10 +30,6 @@ export function sellerRateLimit(deps: AppDeps): RequestHandler {
   };
 }
 
-/** Client address as Express resolves it (`trust proxy` is loopback only, so it cannot be spoofed from outside). */
-function clientAddress(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
 
 /** Per-client-address limit for the public (buyer) routes. */
 export function publicRateLimit(deps: AppDeps): RequestHandler {

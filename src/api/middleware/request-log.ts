@@ -27,7 +27,8 @@ function reqFields(req: Request): { id: string; method: string; url: string } {
  * serialized bindings and six listener calls per request):
  *   {"level":30,...,"req":{"id","method","url"},"res":{"statusCode"},"responseTime":ms,"msg":"request completed"}
  * and for a 5xx (or an error on the response) `"err"` after `res` and "request errored".
- * The request id is the caller's X-Request-Id when given, else a new UUID, and is sent back as
+ * The request id is the caller's X-Request-Id when given and safe (<= 128 characters of
+ * [A-Za-z0-9._:/=+-]), else a new UUID, and is sent back as
  * X-Request-Id. `req.log` (for lines about the request from inside a handler) is a child logger
  * with the same `req` fields, created only when something reads it.
  */
@@ -43,10 +44,18 @@ export function installRequestLog(app: Express, logger: Logger): void {
   app.use(requestLog(logger));
 }
 
+// A caller's id is echoed and logged, so it is only taken when it is short and made of
+// characters that are safe in a header, a log line and a URL; anything else gets a fresh UUID.
+const REQUEST_ID = /^[A-Za-z0-9._:/=+-]{1,128}$/;
+
+function safeRequestId(v: string | string[] | undefined): string | undefined {
+  return typeof v === 'string' && REQUEST_ID.test(v) ? v : undefined;
+}
+
 function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const start = Date.now();
-    const id = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+    const id = safeRequestId(req.headers['x-request-id']) ?? randomUUID();
     req.id = id;
     res.setHeader('X-Request-Id', id);
     let logged = false;

@@ -45,7 +45,7 @@ const operations: Operation[] = [
   },
   {
     method: 'post', path: '/listings/bulk', summary: 'Bulk upsert/delete of up to 1000 listings',
-    tag: 'seller', auth: true, body: z.object({ items: z.array(seller.bulkItemSchema).max(1000) }),
+    tag: 'seller', auth: true, body: z.strictObject({ items: z.array(seller.bulkItemSchema).max(1000) }),
     response: seller.listingWriteResponseSchema, errors: [400, 401, 409, 413, 429],
   },
   {
@@ -70,13 +70,25 @@ const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): Json => {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'INVALID_REQUEST (details name each bad field) or UNSUPPORTED_API_VERSION',
+  400: 'INVALID_REQUEST (details name each bad field; also a malformed or too deeply nested JSON body), or UNSUPPORTED_API_VERSION when X-Service-Api-Version is present and not ' + CURRENT_API_VERSION,
   401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key',
   409: 'SELLER_SOURCE_EXCLUSIVE: the seller\'s inventory source is not `platform`',
-  413: 'BATCH_TOO_LARGE: more than 1000 items',
-  429: 'RATE_LIMITED; see Retry-After',
-  503: 'SERVICE_UNAVAILABLE: neither the index, the last-good cache nor PostgreSQL could answer; see Retry-After',
+  413: 'BATCH_TOO_LARGE: more than 1000 items; or INVALID_REQUEST: the body is larger than this route accepts',
+  431: 'INVALID_REQUEST: the request line and headers are larger than the server accepts (e.g. a very long query string)',
+  429: 'RATE_LIMITED (per key, per client address, failed authentications, or concurrent writes of one seller); see Retry-After',
+  503: 'SERVICE_UNAVAILABLE: PostgreSQL (or, for buyer reads, the index, the last-good cache and PostgreSQL) could not answer in time; see Retry-After',
 };
+
+/**
+ * Every route checks the version header (400), is rate-limited (429), needs PostgreSQL (503) and
+ * can get a request line too long for the server (431); a body can be too large (413).
+ */
+const statusesOf = (op: Operation): number[] =>
+  [...new Set([400, 429, 431, 503, ...(op.body ? [413] : []), ...op.errors])].sort((a, b) => a - b);
+
+const BODY_TEXT =
+  'Unknown fields are rejected: a 400 for the request envelope; on a listing write, the upsert item\'s `rejected` result ' +
+  '(a delete item needs only skuId and ignores listing fields sent along).';
 
 function parameters(op: Operation): Json[] {
   const out: Json[] = [
@@ -89,7 +101,12 @@ function parameters(op: Operation): Json[] {
   for (const [where, obj] of [['path', op.pathParams], ['query', op.query]] as const) {
     if (!obj) continue;
     const schema = jsonSchema(obj, 'input') as { properties?: Record<string, Json>; required?: string[] };
-    for (const [name, s] of Object.entries(schema.properties ?? {})) {
+    // A query integer arrives as digits and is range-checked after parsing: its output schema
+    // (integer, minimum, maximum) is what a client must send, where the input one is only a pattern.
+    const output = where === 'query' ? (jsonSchema(obj, 'output') as { properties?: Record<string, Json> }) : {};
+    for (const [name, input] of Object.entries(schema.properties ?? {})) {
+      const out2 = output.properties?.[name];
+      const s = out2?.type === 'integer' ? out2 : input;
       out.push({
         name, in: where, required: where === 'path' || (schema.required ?? []).includes(name),
         ...(s.description ? { description: s.description } : {}),
@@ -119,11 +136,13 @@ export function openApiDocument(): Json {
       tags: [op.tag],
       ...(op.auth ? { security: [{ sellerKey: [] }] } : { security: [] }),
       parameters: parameters(op),
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } } : {}),
+      ...(op.body
+        ? { requestBody: { required: true, description: BODY_TEXT, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } }
+        : {}),
       responses: {
         200: { description: 'Success envelope', content: { 'application/json': { schema: success } } },
         ...Object.fromEntries(
-          op.errors.map((s) => [s, { description: ERROR_TEXT[s], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
+          statusesOf(op).map((s) => [s, { description: ERROR_TEXT[s], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }]),
         ),
       },
     };

@@ -1,13 +1,17 @@
 import type { RouteModule } from '../app.js';
+import { errorBody } from '../envelope.js';
 
 // /healthz: the process is alive (for a liveness probe; touches nothing).
 // /readyz: can the API answer? PostgreSQL is required (it is the source of truth and the
 //   Degraded Mode fallback); the search cluster is reported but not required: while it is
-//   unhealthy the API stays ready and answers buyers in Degraded Mode.
-// /metrics: Prometheus text: Degraded Mode (gauge), breaker state, cluster status, cache hits,
-//   PostgreSQL fallbacks, 503s.
+//   unhealthy the API stays ready and answers buyers in Degraded Mode. Public and terse by
+//   default (no cluster address or internals for anyone who asks); HEALTH_DETAILS=true adds the
+//   details, for a deployment whose API port is private.
+// /metrics: Prometheus text (Degraded Mode, breaker, cluster status, cache hits, fallbacks,
+//   503s); only with HEALTH_DETAILS=true.
 export const healthRoutes: RouteModule = (app, deps) => {
   const mode = deps.services.degraded;
+  const details = deps.env.HEALTH_DETAILS;
 
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
@@ -16,7 +20,7 @@ export const healthRoutes: RouteModule = (app, deps) => {
   app.get('/readyz', async (_req, res) => {
     const started = Date.now();
     const postgres = await Promise.race([
-      deps.pool.query('SELECT 1').then(
+      (deps.authPool ?? deps.pool).query('SELECT 1').then(
         () => 'up' as const,
         () => 'down' as const,
       ),
@@ -25,25 +29,31 @@ export const healthRoutes: RouteModule = (app, deps) => {
     const breaker = mode.breaker.snapshot();
     const cluster = mode.cluster();
     const ready = postgres === 'up';
-    res.status(ready ? 200 : 503).json({
-      success: ready,
-      data: {
-        status: ready ? (breaker.state === 'closed' ? 'ready' : 'degraded') : 'unavailable',
-        postgres,
-        cluster: {
-          status: cluster.status,
-          detail: cluster.detail,
-          checkedAt: cluster.checkedAt === null ? null : new Date(cluster.checkedAt).toISOString(),
-        },
-        degraded: breaker.state !== 'closed',
-        breaker: { state: breaker.state, reason: breaker.reason, since: new Date(breaker.since).toISOString() },
-        cache: { entries: mode.cache.entries, bytes: mode.cache.bytes },
-        ms: Date.now() - started,
+    const status = ready ? (breaker.state === 'closed' ? 'ready' : 'degraded') : 'unavailable';
+    const detail = {
+      status,
+      postgres,
+      cluster: {
+        status: cluster.status,
+        detail: cluster.detail,
+        checkedAt: cluster.checkedAt === null ? null : new Date(cluster.checkedAt).toISOString(),
       },
-    });
+      degraded: breaker.state !== 'closed',
+      breaker: { state: breaker.state, reason: breaker.reason, since: new Date(breaker.since).toISOString() },
+      cache: { entries: mode.cache.entries, bytes: mode.cache.bytes },
+      ms: Date.now() - started,
+    };
+    if (!ready) {
+      res.setHeader('Retry-After', '5');
+      res.status(503).json(errorBody('SERVICE_UNAVAILABLE', 'PostgreSQL is unavailable', details ? detail : undefined));
+      return;
+    }
+    res.json({ success: true, data: details ? detail : { status } });
   });
 
-  app.get('/metrics', (_req, res) => {
-    res.type('text/plain; version=0.0.4; charset=utf-8').send(mode.prometheus());
-  });
+  if (details) {
+    app.get('/metrics', (_req, res) => {
+      res.type('text/plain; version=0.0.4; charset=utf-8').send(mode.prometheus());
+    });
+  }
 };

@@ -13,13 +13,26 @@ import { isoToMicros, microsToIso } from '../../../listings/plan.js';
 // listing_id) ascending. The cursor carries the position and the filters it was minted under;
 // a request that names different filters alongside it is refused rather than silently mixed.
 
-const CURSOR_KIND = 'seller-listings-export';
+// The seller id is part of what the MAC covers: a cursor is only accepted from the seller it was
+// issued to (a cursor passed on to another seller, even one who knows the secret's output, is a 400).
+export const exportCursorKind = (sellerId: number) => `seller-listings-export:${sellerId}`;
 const DEFAULT_LIMIT = 100;
 
+/** Exact UTC microsecond text as the API itself renders it: a real instant in years 0001-9999. */
+const exactInstant = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
+  .refine((t) => {
+    const us = isoToMicros(t);
+    return us !== null && microsToIso(us) === t;
+  }, 'not a valid instant');
+
+// Every field is checked even though the cursor is signed: a leaked or default secret must not
+// turn a forged cursor into a database error.
 const cursorPayloadSchema = z.strictObject({
-  t: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/),
-  id: z.int().positive(),
-  s: z.string().nullable(),
+  t: exactInstant,
+  id: z.int().positive().max(Number.MAX_SAFE_INTEGER),
+  s: exactInstant.nullable(),
   d: z.boolean(),
 });
 type CursorPayload = z.output<typeof cursorPayloadSchema>;
@@ -50,13 +63,13 @@ export const sellerListingExportRoutes: RouteModule = (app, deps) => {
     let updatedSince: string | null = null;
     if (q.updated_since !== undefined) {
       const us = isoToMicros(q.updated_since);
-      if (us === null) throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [{ field: 'updated_since', message: 'Invalid date-time' }]);
+      if (us === null) throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [{ field: 'updated_since', message: 'Invalid date-time (years 0001 to 9999 in UTC)' }]);
       updatedSince = microsToIso(us);
     }
     let includeDeleted = q.include_deleted === 'true';
     let after: CursorPayload | null = null;
     if (q.cursor !== undefined) {
-      const parsed = cursorPayloadSchema.safeParse(verifyCursor(deps.env.CURSOR_SECRET, CURSOR_KIND, q.cursor));
+      const parsed = cursorPayloadSchema.safeParse(verifyCursor(deps.env.CURSOR_SECRET, exportCursorKind(sellerOf(req).sellerId), q.cursor));
       if (!parsed.success) throw badCursor();
       after = parsed.data;
       if (q.updated_since !== undefined && updatedSince !== after.s) throw badCursor('cursor was issued for a different updated_since');
@@ -75,7 +88,7 @@ export const sellerListingExportRoutes: RouteModule = (app, deps) => {
     const last = page[page.length - 1];
     const nextCursor =
       rows.length > limit && last
-        ? signCursor(deps.env.CURSOR_SECRET, CURSOR_KIND, { t: last.updatedAtKey, id: last.listingId, s: updatedSince, d: includeDeleted } satisfies CursorPayload)
+        ? signCursor(deps.env.CURSOR_SECRET, exportCursorKind(sellerOf(req).sellerId), { t: last.updatedAtKey, id: last.listingId, s: updatedSince, d: includeDeleted } satisfies CursorPayload)
         : null;
     res.json(ok({ items: page.map(toListing), nextCursor }));
   });

@@ -4,6 +4,7 @@ import { ApiError, ok } from '../../envelope.js';
 import { parseOr400 } from '../../validate.js';
 import { requirePlatformSource, sellerAuth, sellerOf } from '../../middleware/auth.js';
 import { sellerRateLimit } from '../../middleware/rate-limit.js';
+import { sellerWriteCap } from '../../middleware/write-cap.js';
 import { bulkBodySchema, bulkItemSchema, listingsPostBodySchema, listingUpsertItemSchema, MAX_WRITE_ITEMS } from '../../../contract/seller.js';
 import { applyListingWrites, field, purgeListings, toPlanItem } from '../../../listings/write.js';
 
@@ -28,7 +29,8 @@ function requiredBody(req: Request): unknown {
 
 export const sellerListingWriteRoutes: RouteModule = (app, deps) => {
   // Version check is global (earlier); then key, per-key rate limit, then the source rule (409).
-  const guard: RequestHandler[] = [sellerAuth(deps), sellerRateLimit(deps), requirePlatformSource];
+  // The per-seller write cap comes last so refused requests never count against it.
+  const guard: RequestHandler[] = [sellerAuth(deps), sellerRateLimit(deps), requirePlatformSource, sellerWriteCap(deps)];
 
   app.post('/listings', ...guard, async (req, res) => {
     const body = parseOr400(listingsPostBodySchema, requiredBody(req));
