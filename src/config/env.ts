@@ -15,6 +15,29 @@ const envSchema = z.object({
   ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
   RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
   RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+  // Webhook dispatcher (DECISIONS.md "Events").
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((s, ctx) => {
+      const parts = s.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const delays = parts.map(Number);
+      if (delays.some((d) => !Number.isInteger(d) || d < 0)) {
+        ctx.addIssue({ code: 'custom', message: 'comma-separated non-negative integers (milliseconds)' });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  // 'true' only: z.coerce.boolean() would read the string 'false' as true.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
+  WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
+  WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
 });
 
 export type Env = z.infer<typeof envSchema>;

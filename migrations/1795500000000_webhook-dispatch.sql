@@ -1,0 +1,20 @@
+-- Up Migration
+
+-- What the webhook dispatcher (dispatcher/) needs beside the outbox of the orders migration.
+--
+-- `round_start`: the value of `attempts` when the current round of retries began (0, or where
+-- `webhooks:redeliver` put the event back in the queue). The retry schedule counts from it, while
+-- `attempts` keeps counting over all rounds: it numbers webhook_attempts rows and fences a claim
+-- (a dispatcher whose lease expired cannot record over the next claimant's attempt).
+ALTER TABLE webhook_events ADD COLUMN round_start integer NOT NULL DEFAULT 0;
+
+-- Claims walk the sellers that have a webhook and take each one's oldest due events, so one
+-- seller's backlog never hides the others' (and a hanging endpoint only holds its own slots).
+CREATE INDEX webhook_events_seller_due ON webhook_events (seller_id, next_attempt_at) WHERE state = 'pending';
+-- The oldest pending event's age (a dispatcher metric).
+CREATE INDEX webhook_events_pending_created ON webhook_events (created_at) WHERE state = 'pending';
+
+-- Down Migration
+DROP INDEX IF EXISTS webhook_events_pending_created;
+DROP INDEX IF EXISTS webhook_events_seller_due;
+ALTER TABLE webhook_events DROP COLUMN IF EXISTS round_start;
