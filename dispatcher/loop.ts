@@ -50,6 +50,8 @@ export const LEASE_MARGIN_MS = 5000;
 export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const PARK_EVERY_MS = 10_000;
 const RECORD_BATCH = 1000;
+/** Under load, a claim waits this long after a wake-up to take several freed slots at once. */
+const GATHER_MS = 2;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -172,10 +174,18 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
           // left leased until the lease passes.
           claimed.forEach(start);
           backoff = 200;
-          if (claimed.length > 0) continue;
-          const next = await nextDueAt(pool);
-          const untilNext = next ? Math.max(next.getTime() - Date.now(), 1) : config.pollMs;
-          await wake.wait(Math.min(config.pollMs, untilNext));
+          // A full claim may have left more behind. A partial one took everything claimable:
+          // what comes next is woken by NOTIFY or by a finished attempt freeing its slot.
+          if (claimed.length === free) continue;
+          if (claimed.length === 0) {
+            const next = await nextDueAt(pool);
+            const untilNext = next ? Math.max(next.getTime() - Date.now(), 1) : config.pollMs;
+            await wake.wait(Math.min(config.pollMs, untilNext));
+          } else {
+            await wake.wait(config.pollMs);
+          }
+          // Under load, let a few more attempts finish so the next claim takes several rows at once.
+          if (metrics.inFlight > 0) await sleep(GATHER_MS);
         } else {
           await wake.wait(config.pollMs);
         }

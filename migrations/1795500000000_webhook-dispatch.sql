@@ -10,11 +10,16 @@ ALTER TABLE webhook_events ADD COLUMN round_start integer NOT NULL DEFAULT 0;
 
 -- Claims walk the sellers that have a webhook and take each one's oldest due events, so one
 -- seller's backlog never hides the others' (and a hanging endpoint only holds its own slots).
+-- The global due index goes: with it the planner walked every seller's due rows for each seller
+-- (measured: 18 ms instead of 1.6 ms per claim with 10,000 pending events of 10 sellers), and one
+-- seller's backlog would make every other seller's claim scan it.
 CREATE INDEX webhook_events_seller_due ON webhook_events (seller_id, next_attempt_at) WHERE state = 'pending';
+DROP INDEX webhook_events_due;
 -- The oldest pending event's age (a dispatcher metric).
 CREATE INDEX webhook_events_pending_created ON webhook_events (created_at) WHERE state = 'pending';
 
 -- Down Migration
 DROP INDEX IF EXISTS webhook_events_pending_created;
+CREATE INDEX IF NOT EXISTS webhook_events_due ON webhook_events (next_attempt_at) WHERE state = 'pending';
 DROP INDEX IF EXISTS webhook_events_seller_due;
 ALTER TABLE webhook_events DROP COLUMN IF EXISTS round_start;

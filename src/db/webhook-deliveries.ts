@@ -172,10 +172,13 @@ export async function parkEventsWithoutEndpoint(pool: Pool): Promise<number> {
   return r.rowCount ?? 0;
 }
 
-/** When the next pending event falls due (null: none scheduled in the future). */
+/** When the next pending event of a seller with a webhook falls due (null: none scheduled in the future). */
 export async function nextDueAt(pool: Pool): Promise<Date | null> {
   const { rows } = await pool.query<{ at: Date | null }>(
-    `SELECT min(next_attempt_at) AS at FROM webhook_events WHERE state = 'pending' AND next_attempt_at > clock_timestamp()`,
+    `SELECT min(n.at) AS at FROM seller_webhooks w CROSS JOIN LATERAL (
+       SELECT e.next_attempt_at AS at FROM webhook_events e
+       WHERE e.seller_id = w.seller_id AND e.state = 'pending' AND e.next_attempt_at > clock_timestamp()
+       ORDER BY e.next_attempt_at LIMIT 1) n`,
   );
   return rows[0]?.at ?? null;
 }
