@@ -593,6 +593,18 @@ describe('cancels, totals and holds', () => {
     await fulfil(id, { status: 'shipped', trackingCompany: 'UPS', trackingNumber: '1Z' });
     expect(await available(a)).toBe(5);
   });
+  it("a listing write whose asOf is at or after the order's created_at supersedes its hold (the order does not move)", async () => {
+    const a = await listing(MAPLE, 100, 5);
+    const id = await enter({ lines: [{ skuId: a, quantity: 2 }] });
+    const createdAt: string = JSON.parse(dataText(await detail(id))).created_at;
+    const before = await changeOf(id);
+    const push = (asOf: string) => request(app).post('/listings').set(auth(keys.maple)).send({ skuId: a, quantity: 5, asOf });
+    expect((await push(new Date(Date.parse(createdAt) - 1).toISOString())).body.data.results[0].status).toBe('applied');
+    expect(await available(a)).toBe(3); // pushed before the sale: the hold still counts
+    expect((await push(createdAt)).body.data.results[0].status).toBe('applied');
+    expect(await available(a)).toBe(5);
+    expect(await changeOf(id)).toEqual(before);
+  });
 });
 
 describe('concurrent moves of one order', () => {
