@@ -8,6 +8,8 @@ import { lockOrder, updateFulfillment } from '../../src/db/orders.js';
 import { webhookEventsOfOrder } from '../../src/db/webhook-events.js';
 import { CheckoutError, enterOrder, type CheckoutInput } from '../../src/orders/checkout.js';
 import { orderSchema } from '../../src/contract/orders.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { openApiDocument } from '../../src/api/openapi/document.js';
 
 // The order half of the seller API against a real PostgreSQL: entry through the checkout path,
 // detail and poll (byte-identical to the outbox), every row of the transition and error tables,
@@ -642,5 +644,25 @@ describe('concurrent moves of one order', () => {
       expect(loser.body.error.message).toContain(`Order is ${winner}`);
       expect(JSON.parse(dataText(await detail(id))).status).toBe(winner);
     }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('the four order routes are documented, and real responses validate against their schemas', async () => {
+    const doc = openApiDocument() as Record<string, any>;
+    const ajv = new Ajv2020({ strict: false });
+    const check = (path: string, method: string, res: request.Response) => {
+      expect(res.status, res.text).toBe(200);
+      const validate = ajv.compile(doc.paths[path][method].responses['200'].content['application/json'].schema);
+      expect(validate(res.body), JSON.stringify(validate.errors)).toBe(true);
+    };
+    const a = await listing(MAPLE, 100, 10);
+    const id = await enter({ lines: [{ skuId: a, quantity: 2 }], tax: [{ label: 'HST', rate: 0.15 }] });
+    check('/orders/{orderId}', 'get', await detail(id));
+    check('/orders', 'get', await poll({ limit: '5' }));
+    check('/orders/{orderId}/cancel', 'post', await cancel(id, { lines: [{ skuId: a, quantity: 1 }] }));
+    check('/orders/{orderId}/fulfillment', 'patch', await fulfil(id, { status: 'shipped', trackingCompany: 'UPS', trackingNumber: '1Z' }));
+    expect(doc.paths['/orders/{orderId}/cancel'].post.requestBody.required).toBe(false);
+    expect(Object.keys(doc.paths['/orders/{orderId}/fulfillment'].patch.responses).sort()).toEqual(['200', '400', '401', '404', '422', '429']);
   });
 });
