@@ -3,10 +3,7 @@ import type { OrderStatus } from '../contract/orders.js';
 // The order lifecycle as data (api-contract.md "States and transitions", DECISIONS.md "Moving
 // orders"), in the manner of Vendure's default order process: each state lists the states it may
 // move to. test/unit/order-transitions.test.ts is the spec beside it: every (from, to) pair.
-//
-//   created ──► accepted ──► shipped ──► delivered
-//      │  └─────────────────────▲ (accepted is skippable)
-//      └──► cancelled ◄── accepted          refunded: not reachable through this API
+// (diagram: docs/orders.md).
 //
 // Moving into `cancelled` is POST /orders/{id}/cancel; the others are PATCH .../fulfillment.
 // Repeating the current status is not a move (see the idempotency rules of the planners).
@@ -24,5 +21,3 @@ export function canMove(from: OrderStatus, to: OrderStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-/** While outstanding, an order's holds lower `available` (DECISIONS.md "Browse gates and stock"). */
-export const HOLDING_STATUSES: readonly OrderStatus[] = ['created', 'accepted'];
