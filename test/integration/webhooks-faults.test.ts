@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { eventually } from '../support/eventually.js';
@@ -60,6 +61,15 @@ async function trackingReceiver(delayMs: number) {
   return { rx, overlaps: () => overlaps };
 }
 
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 async function states(): Promise<Record<string, number>> {
   const { rows } = await ctx.pool.query<{ state: string; n: number }>(`SELECT state, count(*)::int AS n FROM webhook_events GROUP BY state`);
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
@@ -116,12 +126,16 @@ describe('webhook dispatcher faults', () => {
     expect(logged.rows[0]!.n).toBe(events.length);
   });
 
-  it('SIGTERM lets in-flight attempts finish, records them and exits 0', async () => {
-    const { rx } = await trackingReceiver(600);
+  it('metrics while running; SIGTERM lets in-flight attempts finish, records them and exits 0', async () => {
+    const { rx } = await trackingReceiver(1500);
     await addSeller(ctx.pool, 1, rx.url);
     const events = await insertEvents(ctx.pool, Array.from({ length: 4 }, () => ({ sellerId: 1 })));
-    const child = start();
+    const port = await freePort();
+    const child = start({ WEBHOOK_METRICS_PORT: String(port), WEBHOOK_TIMEOUT_MS: '10000' });
     await eventually(() => expect(rx.received).toHaveLength(4), 30_000);
+    const inFlight = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(inFlight).toContain('webhook_attempts_in_flight 4');
+    expect(inFlight).toContain('webhook_pending_events 4');
     child.kill('SIGTERM');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(await states()).toEqual({ delivered: events.length });

@@ -6,6 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
 import { startDispatcher, type Dispatcher, type DispatcherConfig } from '../../dispatcher/loop.js';
+import { prometheusText } from '../../dispatcher/metrics.js';
+import { outboxGauges } from '../../src/db/webhook-deliveries.js';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { eventually } from '../support/eventually.js';
 import { addSeller, attemptRows, eventRow, insertEvents, startReceiver, type Receiver } from '../support/outbox.js';
@@ -85,6 +87,12 @@ describe('webhook dispatcher', () => {
       expect((await attemptRows(ctx.pool, e.eventId)).map((a) => [a.attempt, a.status_code])).toEqual([[1, 200]]);
     }
     expect(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(rx.received[0]!.body, headersOf(rx.received[0]!))).toThrow();
+
+    const text = prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool));
+    expect(text).toContain('webhook_deliveries_total{outcome="delivered"} 3');
+    expect(text).toContain('webhook_attempt_duration_seconds_count 3');
+    expect(text).toContain('webhook_pending_events 0');
+    expect(text).toContain('webhook_oldest_pending_seconds 0');
   });
 
   it('a receiver that fails the first attempts gets the same webhook-id and bytes again after each configured delay', async () => {
@@ -126,6 +134,8 @@ describe('webhook dispatcher', () => {
       [2, 302, 'redirect not followed'],
       [3, 302, 'redirect not followed'],
     ]);
+    expect(prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool))).toContain('webhook_failed_events 2\n');
+    expect(dispatcher!.metrics.deliveries).toEqual({ delivered: 0, retry: 4, failed: 2 });
     await new Promise((r) => setTimeout(r, 600));
     expect(rx.received).toHaveLength(6);
     expect(rx.received.every((r) => r.path === '/hook')).toBe(true);
