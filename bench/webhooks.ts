@@ -104,9 +104,21 @@ const data = (i: number) =>
     shipping: { method: 'Tracked', cost: 999, tracked: true },
   });
 
+const metricsPort = await new Promise<number>((resolve) => {
+  const srv = http.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = srv.address() as AddressInfo;
+    srv.close(() => resolve(port));
+  });
+});
+/** Claim statements and events claimed so far, from the dispatcher's metrics. */
+async function claimStats(): Promise<{ claims: number; claimed: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const num = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? NaN);
+  return { claims: num('webhook_claims_total'), claimed: num('webhook_claimed_events_total') };
+}
 const child = spawn(process.execPath, ['--import', 'tsx', 'dispatcher/main.ts'], {
   cwd: root,
-  env: { ...process.env, DATABASE_URL: dbUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_METRICS_PORT: '0', LOG_LEVEL: 'warn' },
+  env: { ...process.env, DATABASE_URL: dbUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 await sleep(2000); // started and idle
@@ -141,7 +153,8 @@ try {
     `throughput: ${EVENTS} events, ${SELLERS} sellers: all recorded delivered ${Math.round(ms)} ms after COMMIT = ` +
       `${Math.round((EVENTS * 1000) / ms)} events/s (last arrival at ${Math.round(lastArrival - t0)} ms; ${requests} requests) | before: ${loadBefore} | after: ${load()}`,
   );
-  log(`  ${cpuLine(c0, c1, 'dispatcher')}`);
+  const k1 = await claimStats();
+  log(`  ${cpuLine(c0, c1, 'dispatcher')}; ${k1.claims} claims, ${(k1.claimed / k1.claims).toFixed(1)} events per claim`);
 
   // 2. Latency at a steady rate.
   await sleep(1000);
@@ -178,7 +191,8 @@ try {
       `p50 ${pct(ok, 0.5).toFixed(1)} ms, p90 ${pct(ok, 0.9).toFixed(1)} ms, p99 ${pct(ok, 0.99).toFixed(1)} ms, max ${ok[ok.length - 1]!.toFixed(1)} ms` +
       `${missing ? `, ${missing} not delivered within 30 s` : ''} | before: ${loadBefore2} | after: ${load()}`,
   );
-  log(`  ${cpuLine(c2, c3, 'dispatcher')}`);
+  const k2 = await claimStats();
+  log(`  ${cpuLine(c2, c3, 'dispatcher')}; ${k2.claims - k1.claims} claims, ${((k2.claimed - k1.claimed) / (k2.claims - k1.claims)).toFixed(1)} events per claim`);
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -50,8 +50,12 @@ export const LEASE_MARGIN_MS = 5000;
 export const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 const PARK_EVERY_MS = 10_000;
 const RECORD_BATCH = 1000;
-/** Under load, a claim waits this long after a wake-up to take several freed slots at once. */
-const GATHER_MS = 2;
+/**
+ * Under load, a claim waits this long after a wake-up to take several freed slots at once: each
+ * claim walks every seller's due index entries, so fewer, larger claims cost PostgreSQL less.
+ */
+const GATHER_MS = 5;
+const FULL_WALK_EVERY_MS = 1000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -83,7 +87,17 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
   let recording: Promise<void> | null = null;
   let stopping = false;
 
-  const subscriber = listen(opts.databaseUrl, 'webhook_events', logger, () => wake.wake());
+  // Per seller, where this dispatcher's last claim ended: the next claim starts its walk there.
+  // Behind it may lie events committed late (inserted earlier, committed after a later one was
+  // claimed) and events whose lease expired: a NOTIFY (sent at commit) and the passing of
+  // FULL_WALK_EVERY_MS make the next claim walk everything.
+  const walkFrom = new Map<number, Date>();
+  let fullWalkDue = true;
+  let lastFullWalk = 0;
+  const subscriber = listen(opts.databaseUrl, 'webhook_events', logger, () => {
+    fullWalkDue = true;
+    wake.wake();
+  });
 
   async function recordLoop(): Promise<void> {
     let backoff = 200;
@@ -169,9 +183,28 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
         }
         const free = config.concurrency - metrics.inFlight;
         if (free > 0) {
-          const claimed = await claimDue(pool, { limit: free, perEndpoint: config.perEndpoint, busy: perSeller, leaseMs });
+          const full = fullWalkDue || Date.now() - lastFullWalk >= FULL_WALK_EVERY_MS;
+          if (full) {
+            fullWalkDue = false;
+            lastFullWalk = Date.now();
+          }
+          const claimed = await claimDue(pool, {
+            limit: free,
+            perEndpoint: config.perEndpoint,
+            busy: perSeller,
+            leaseMs,
+            ...(full ? {} : { from: walkFrom }),
+          });
+          for (const e of claimed) {
+            const at = walkFrom.get(e.sellerId);
+            if (!at || e.nextAttemptAt > at) walkFrom.set(e.sellerId, e.nextAttemptAt);
+          }
           // Claimed while stop() began: sent anyway (each bounded by the timeout) rather than
           // left leased until the lease passes.
+          if (claimed.length > 0) {
+            metrics.claims += 1;
+            metrics.claimed += claimed.length;
+          }
           claimed.forEach(start);
           backoff = 200;
           // A full claim may have left more behind. A partial one took everything claimable:

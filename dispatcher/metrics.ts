@@ -10,6 +10,9 @@ export interface DispatcherMetrics {
   /** Cumulative counts per LATENCY_BUCKETS bound, then the sum and the count. */
   latency: { buckets: number[]; sum: number; count: number };
   inFlight: number;
+  /** Claim statements that took at least one event, and the events they took. */
+  claims: number;
+  claimed: number;
   /** Claims or records that failed (PostgreSQL unavailable); retried. */
   errors: number;
 }
@@ -19,6 +22,8 @@ export function emptyMetrics(): DispatcherMetrics {
     deliveries: { delivered: 0, retry: 0, failed: 0 },
     latency: { buckets: LATENCY_BUCKETS.map(() => 0), sum: 0, count: 0 },
     inFlight: 0,
+    claims: 0,
+    claimed: 0,
     errors: 0,
   };
 }
@@ -42,6 +47,10 @@ export function prometheusText(m: DispatcherMetrics, g: OutboxGauges | null): st
   out.push(`webhook_attempt_duration_seconds_sum ${m.latency.sum}`, `webhook_attempt_duration_seconds_count ${m.latency.count}`);
   head('webhook_attempts_in_flight', 'gauge', 'Attempts this dispatcher has in flight');
   out.push(`webhook_attempts_in_flight ${m.inFlight}`);
+  head('webhook_claims_total', 'counter', 'Claim statements that took events (webhook_claimed_events_total / this = events per claim)');
+  out.push(`webhook_claims_total ${m.claims}`);
+  head('webhook_claimed_events_total', 'counter', 'Events claimed');
+  out.push(`webhook_claimed_events_total ${m.claimed}`);
   head('webhook_dispatcher_errors_total', 'counter', 'Claims or records that failed and were retried');
   out.push(`webhook_dispatcher_errors_total ${m.errors}`);
   if (g) {

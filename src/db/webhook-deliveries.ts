@@ -15,6 +15,8 @@ export interface ClaimedEvent {
   createdAt: Date;
   /** The event's data JSON exactly as stored: spliced into the envelope, never re-serialized. */
   data: string;
+  /** When this attempt was due (the seller's walk may start here next time). */
+  nextAttemptAt: Date;
   /** This attempt's number over all rounds (webhook_attempts.attempt). */
   attempt: number;
   /** `attempts` when this round of retries began (0, or where a redeliver restarted it). */
@@ -31,6 +33,13 @@ export interface ClaimOptions {
   /** Events this dispatcher has in flight, per seller; their slots are taken. */
   busy: ReadonlyMap<number, number>;
   leaseMs: number;
+  /**
+   * Per seller, start the walk of its due events here (events due earlier are not seen). Delivered
+   * events leave dead entries at the front of the due index until they are cleaned, and each claim
+   * would walk them again; a dispatcher passes where its last claim of that seller ended, and
+   * claims without it (a full walk) often enough to find what lies behind (see dispatcher/loop.ts).
+   */
+  from?: ReadonlyMap<number, Date>;
 }
 
 /**
@@ -42,12 +51,15 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
   if (o.limit <= 0) return [];
   const busySellers = [...o.busy.keys()];
   const busyCounts = busySellers.map((s) => o.busy.get(s)!);
+  const fromSellers = o.from ? [...o.from.keys()] : [];
+  const fromAt = fromSellers.map((s) => o.from!.get(s)!);
   const { rows } = await pool.query<{
     event_id: string;
     seller_id: number;
     type: string;
     api_version: string;
     created_at: Date;
+    next_attempt_at: Date;
     data: string;
     attempts: number;
     round_start: number;
@@ -56,13 +68,17 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
   }>(
     `WITH busy AS (
        SELECT * FROM unnest($3::int[], $4::int[]) AS b(seller_id, n)
+     ), walk AS (
+       SELECT * FROM unnest($6::int[], $7::timestamptz[]) AS f(seller_id, at)
      ), picked AS (
        SELECT c.event_id
        FROM seller_webhooks w
        LEFT JOIN busy ON busy.seller_id = w.seller_id
+       LEFT JOIN walk ON walk.seller_id = w.seller_id
        CROSS JOIN LATERAL (
          SELECT e.event_id, e.next_attempt_at FROM webhook_events e
          WHERE e.seller_id = w.seller_id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+           AND e.next_attempt_at >= coalesce(walk.at, '-infinity')
            AND (e.locked_until IS NULL OR e.locked_until <= clock_timestamp())
          ORDER BY e.next_attempt_at
          LIMIT greatest($2::int - coalesce(busy.n, 0), 0)
@@ -75,8 +91,8 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
      SET attempts = e.attempts + 1, locked_until = clock_timestamp() + $5::int * interval '1 millisecond'
      FROM picked, seller_webhooks w
      WHERE e.event_id = picked.event_id AND w.seller_id = e.seller_id
-     RETURNING e.event_id, e.seller_id, e.type, e.api_version, e.created_at, e.data, e.attempts, e.round_start, w.url, w.secret`,
-    [o.limit, o.perEndpoint, busySellers, busyCounts, o.leaseMs],
+     RETURNING e.event_id, e.seller_id, e.type, e.api_version, e.created_at, e.next_attempt_at, e.data, e.attempts, e.round_start, w.url, w.secret`,
+    [o.limit, o.perEndpoint, busySellers, busyCounts, o.leaseMs, fromSellers, fromAt],
   );
   return rows.map((r) => ({
     eventId: r.event_id,
@@ -84,6 +100,7 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
     type: r.type,
     apiVersion: r.api_version,
     createdAt: r.created_at,
+    nextAttemptAt: r.next_attempt_at,
     data: r.data,
     attempt: r.attempts,
     roundStart: r.round_start,

@@ -258,6 +258,24 @@ describe('webhook dispatcher', () => {
     expect(rx.received).toHaveLength(0);
   });
 
+  it('an event due behind where the last claim of its seller ended (expired lease, late commit) is still delivered', async () => {
+    const rx = await receiver();
+    await addSeller(ctx.pool, 1, rx.url);
+    await addSeller(ctx.pool, 2);
+    const [first] = await insertEvents(ctx.pool, [{ sellerId: 1 }]);
+    await dispatch();
+    await eventually(async () => expect((await eventRow(ctx.pool, first!.eventId)).state).toBe('delivered'), 10_000);
+    // Written without a NOTIFY (an UPDATE, as a lease passing is), due an hour before the first.
+    const [behind] = await insertEvents(ctx.pool, [{ sellerId: 2 }]);
+    await new Promise((r) => setTimeout(r, 300)); // the full walk that insert's NOTIFY asked for is done
+    await ctx.pool.query(
+      `UPDATE webhook_events SET seller_id = 1, state = 'pending', next_attempt_at = clock_timestamp() - interval '1 hour' WHERE event_id = $1`,
+      [behind!.eventId],
+    );
+    await eventually(async () => expect((await eventRow(ctx.pool, behind!.eventId)).state).toBe('delivered'), 10_000);
+    expect(rx.received.map((r) => r.headers['webhook-id'])).toEqual([first!.eventId, behind!.eventId]);
+  });
+
   it('a graceful stop lets in-flight attempts finish and records them', async () => {
     const rx = await receiver(() => new Promise((r) => setTimeout(() => r({ status: 200 }), 400)));
     await addSeller(ctx.pool, 1, rx.url);
