@@ -1,7 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
-import * as pgListen from 'pg-listen';
-import type { Subscriber } from 'pg-listen';
 import type { Pool } from '../src/db/pool.js';
+import { listen } from '../src/db/listen.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { feedLag, pruneFeed } from '../src/db/change-feed.js';
@@ -14,12 +13,6 @@ import { emptyMetrics, type IndexerMetrics } from './metrics.js';
 import { createWake } from './wake.js';
 
 export const LIVE_CONSUMER = 'live';
-
-// pg-listen is CommonJS with a `default` export; under NodeNext the default import is the module object.
-type CreateSubscriber = typeof import('pg-listen').default;
-const createSubscriber: CreateSubscriber =
-  (pgListen as unknown as { default: { default?: CreateSubscriber } & CreateSubscriber }).default.default ??
-  (pgListen as unknown as { default: CreateSubscriber }).default;
 
 export interface LiveIndexerOptions {
   pool: Pool;
@@ -55,7 +48,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
   let position: Position | null = null;
   let idleWaiters: (() => void)[] = [];
 
-  const subscriber = listen(opts.databaseUrl, logger, () => wake.wake());
+  const subscriber = listen(opts.databaseUrl, 'change_feed', logger, () => wake.wake());
 
   async function ensureIndex(): Promise<void> {
     if ((await indicesBehind(es, index.alias)).length > 0) {
@@ -131,38 +124,6 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
       wake.wake();
       await running;
       await subscriber.close().catch(() => undefined);
-    },
-  };
-}
-
-/** LISTEN with supervision: pg-listen gives up after its retry timeout, so it is recreated. */
-function listen(databaseUrl: string, logger: Logger, onWake: () => void): { close(): Promise<void> } {
-  let current: Subscriber | null = null;
-  let closed = false;
-  const start = () => {
-    if (closed) return;
-    const sub = createSubscriber({ connectionString: databaseUrl }, { parse: (s: string) => s, retryTimeout: 60_000 });
-    current = sub;
-    sub.notifications.on('change_feed', onWake);
-    sub.events.on('connected', onWake); // catch up on whatever was missed while disconnected
-    sub.events.on('error', (err: Error) => {
-      logger.warn({ err: err.message }, 'change feed listener lost; restarting it');
-      void sub.close().catch(() => undefined);
-      setTimeout(start, 1000);
-    });
-    sub
-      .connect()
-      .then(() => sub.listenTo('change_feed'))
-      .catch((err: Error) => {
-        logger.warn({ err: err.message }, 'change feed listener could not connect; retrying');
-        setTimeout(start, 1000);
-      });
-  };
-  start();
-  return {
-    close: async () => {
-      closed = true;
-      await current?.close();
     },
   };
 }

@@ -2,8 +2,8 @@
 # npm run demo: the whole service on this machine with sample data, API on http://localhost:$PORT.
 # Installs dependencies, starts PostgreSQL + Elasticsearch (scripts/stack.sh; skipped where
 # DATABASE_URL / ELASTICSEARCH_URL are set), migrates, loads ~50,000 sample listings (idempotent:
-# same seed => no change on a re-run), starts the indexer and the API, prints example requests,
-# then stays in the foreground until Ctrl-C (which stops the indexer and the API; the stack keeps
+# same seed => no change on a re-run), starts the indexer, the webhook dispatcher and the API,
+# prints example requests, then stays in the foreground until Ctrl-C (which stops them; the stack keeps
 # running: npm run stack:down stops it). DEMO_LISTINGS, DEMO_SEED, PORT, INDEX_PREFIX adjust it;
 # DEMO_EXIT_AFTER_READY=1 exits once everything answers (for checks).
 set -euo pipefail
@@ -43,6 +43,12 @@ say "starting the indexer (log: .stack/demo-indexer.log); it builds the index on
 INDEXER_METRICS_PORT="${INDEXER_METRICS_PORT:-9464}" node --import tsx indexer/main.ts > .stack/demo-indexer.log 2>&1 &
 pids+=($!)
 
+say "starting the webhook dispatcher (log: .stack/demo-webhooks.log)"
+# The demo's webhook receivers are on this machine: let deliveries reach private addresses.
+WEBHOOK_ALLOW_PRIVATE_NETWORKS=true WEBHOOK_METRICS_PORT="${WEBHOOK_METRICS_PORT:-9465}" \
+  node --import tsx dispatcher/main.ts > .stack/demo-webhooks.log 2>&1 &
+pids+=($!)
+
 say "starting the API on http://localhost:$PORT (log: .stack/demo-api.log)"
 node --import tsx src/main.ts > .stack/demo-api.log 2>&1 &
 pids+=($!)
@@ -52,7 +58,7 @@ for i in $(seq 1 600); do
   if body=$(curl -fsS "http://localhost:$PORT/search?limit=1" 2>/dev/null) && [[ "$body" == *'"productId"'* ]]; then break; fi
   for p in "${pids[@]}"; do
     if ! kill -0 "$p" 2>/dev/null; then
-      say "a process died; last log lines:"; tail -n 20 .stack/demo-indexer.log .stack/demo-api.log >&2; exit 1
+      say "a process died; last log lines:"; tail -n 20 .stack/demo-indexer.log .stack/demo-webhooks.log .stack/demo-api.log >&2; exit 1
     fi
   done
   [ "$i" = 600 ] && { say "not ready after 600 s"; tail -n 20 .stack/demo-indexer.log .stack/demo-api.log >&2; exit 1; }
@@ -81,7 +87,8 @@ Seller API (a fresh key for seller '$seller', shown once):
   curl -s 'http://localhost:$PORT/listings?limit=2' -H 'Authorization: Bearer $key'
 MSG
 fi
-echo "Indexer metrics: http://127.0.0.1:${INDEXER_METRICS_PORT:-9464}/metrics   Ctrl-C stops the API and the indexer."
+echo "Indexer metrics: http://127.0.0.1:${INDEXER_METRICS_PORT:-9464}/metrics   Webhook metrics: http://127.0.0.1:${WEBHOOK_METRICS_PORT:-9465}/metrics"
+echo "Ctrl-C stops the API, the indexer and the webhook dispatcher (in-flight deliveries finish first)."
 
 [ "${DEMO_EXIT_AFTER_READY:-0}" = 1 ] && exit 0
 wait

@@ -36,6 +36,29 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().min(1).default('loopback'),
   /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
   HEALTH_DETAILS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Webhook dispatcher (DECISIONS.md "Events").
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  WEBHOOK_RETRY_DELAYS_MS: z
+    .string()
+    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+    .transform((s, ctx) => {
+      const parts = s.split(',').map((p) => p.trim()).filter((p) => p !== '');
+      const delays = parts.map(Number);
+      if (delays.some((d) => !Number.isInteger(d) || d < 0)) {
+        ctx.addIssue({ code: 'custom', message: 'comma-separated non-negative integers (milliseconds)' });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  // 'true' only: z.coerce.boolean() would read the string 'false' as true.
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
+  WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
+  WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
 }).superRefine((env, ctx) => {
   // Anyone can read the development secret, and with it forge any cursor: production must set its own.
   if (env.NODE_ENV === 'production' && (env.CURSOR_SECRET === DEV_CURSOR_SECRET || env.CURSOR_SECRET.length < 32)) {

@@ -179,3 +179,9 @@ export async function replaceWebhooks(c: PoolClient, sellerIds: readonly number[
   );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
+
+/** The event a cancel of this seller's orders emits (seller_webhooks.cancel_event; default order.cancelled). */
+export async function cancelEventOf(c: PoolClient, sellerId: number): Promise<'order.cancelled' | 'inventory.adjusted'> {
+  const { rows } = await c.query('SELECT cancel_event FROM seller_webhooks WHERE seller_id = $1', [sellerId]);
+  return rows[0]?.cancel_event ?? 'order.cancelled';
+}

@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import { FixtureError } from '../../src/fixtures/errors.js';
+import { derivedOrderId } from '../../src/fixtures/load.js';
+import { parseFixture } from '../../src/fixtures/parse.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const examplePath = path.join(root, 'test/fixtures/example.json');
@@ -18,6 +20,7 @@ const run = promisify(execFile);
 const DATA_TABLES = [
   'products', 'skus', 'sellers', 'seller_prerequisites', 'seller_shipping_options', 'seller_reviews', 'api_keys',
   'seller_webhooks', 'listings', 'handoff_stores', 'handoff_store_reviews', 'handoff_variants', 'orders', 'holds',
+  'order_lines', 'webhook_events',
 ] as const;
 
 /** Every row of every table the loader touches, as JSON text, in a stable order. */
@@ -61,12 +64,6 @@ describe('fixture loader against PostgreSQL', () => {
     const err = await loadFixture(ctx.pool, contradicts).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(FixtureError);
     expect((err as FixtureError).path).toBe('handoffStores[0].variants[0].productId');
-    expect(await counts(ctx)).toEqual(empty);
-  });
-
-  it('refuses orders with a clear message and writes nothing', async () => {
-    const withOrders = { ...example(), orders: [{ sellerId: 7, currency: 'CAD', customer: { name: 'A. Buyer', email: 'a@example.com', shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' } }, lines: [{ skuId: 1001, quantity: 1 }], shippingMethod: 'Tracked Expedited' }] };
-    await expect(loadFixture(ctx.pool, withOrders)).rejects.toThrow('orders are not supported by this loader yet');
     expect(await counts(ctx)).toEqual(empty);
   });
 
@@ -134,6 +131,61 @@ describe('fixture loader against PostgreSQL', () => {
     await expect(loadFixture(ctx.pool, { listings: [{ sellerId: 7, skuId: 2002, productId: 101, price: 1, quantity: 1 }] }))
       .rejects.toThrow('listings[0].productId: sku 2002 belongs to product 202, not 101');
   });
+  it('enters orders through the checkout path: a bad order refuses the file by path; derived ids; a reload changes nothing', async () => {
+    await loadFixture(ctx.pool, example()); // seller 7 browse-eligible again, sku 1001: 4 on hand at 250
+    const customer = { name: 'A. Buyer', email: 'a@example.com', shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' } };
+    const file = (): Record<string, any> => ({
+      ...example(),
+      orders: [
+        { sellerId: 7, currency: 'CAD', customer, lines: [{ skuId: 1001, quantity: 3 }], shippingMethod: 'Tracked Expedited', tax: [{ label: 'HST', rate: 0.15 }] },
+        { orderId: 'ord_operator', sellerId: 7, currency: 'CAD', customer, lines: [{ skuId: 1001, quantity: 1 }], operator: true },
+      ],
+    });
+    const before = await counts(ctx);
+    const refused = async (f: Record<string, any>) => {
+      const err = await loadFixture(ctx.pool, f).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(FixtureError);
+      expect(await counts(ctx)).toEqual(before);
+      return (err as FixtureError).message;
+    };
+    // The second order wants 2 of the 1 unit the first leaves: stock counts earlier orders of the file.
+    const tooMany = file();
+    tooMany.orders[1]!.lines[0].quantity = 2;
+    expect(await refused(tooMany)).toBe('orders[1].lines[0].quantity: 2 requested, 1 available for sku 1001');
+    const unlisted = file();
+    unlisted.orders[0]!.lines.push({ skuId: 3003, quantity: 1 });
+    expect(await refused(unlisted)).toBe('orders[0].lines[1].skuId: sku 3003 is not a shown offer of seller 7: no listing');
+    const currency = file();
+    currency.orders[0]!.currency = 'USD';
+    expect(await refused(currency)).toBe("orders[0].currency: expected the seller's currency CAD, got USD");
+    const method = file();
+    method.orders[0]!.shippingMethod = 'Pigeon';
+    expect(await refused(method)).toBe('orders[0].shippingMethod: "Pigeon" is not a shipping option of seller 7');
+    const vacation = file();
+    vacation.sellers[0].vacation = true;
+    expect(await refused(vacation)).toMatch(/^orders\[0\]\.lines\[0\]\.skuId: sku 1001 is not a shown offer of seller 7: the store is not browse-eligible \(VACATION_DISABLED\)$/);
+
+    const { counts: c } = await loadFixture(ctx.pool, file());
+    expect(c.orders).toEqual({ inFile: 2, written: 2, deleted: 0 });
+    const id = derivedOrderId(parseFixture(file()).orders![0]!, 0);
+    const { rows } = await ctx.pool.query('SELECT order_id, has_money, subtotal, shipping_cost, tax, grand_total FROM orders ORDER BY order_id');
+    expect(rows).toEqual([
+      { order_id: id, has_money: true, subtotal: 750, shipping_cost: 1299, tax: 307, grand_total: 2356 }, // 0.15 x 2049 = 307.35
+      { order_id: 'ord_operator', has_money: false, subtotal: null, shipping_cost: null, tax: null, grand_total: null },
+    ].sort((a, b) => (a.order_id < b.order_id ? -1 : 1)));
+    expect((await ctx.pool.query('SELECT order_id, sku_id, quantity FROM holds ORDER BY quantity')).rows).toEqual([
+      { order_id: 'ord_operator', sku_id: 1001, quantity: 1 }, { order_id: id, sku_id: 1001, quantity: 3 },
+    ]);
+    expect((await ctx.pool.query("SELECT type, state FROM webhook_events")).rows).toEqual([
+      { type: 'order.created', state: 'pending' }, { type: 'order.created', state: 'pending' },
+    ]);
+
+    const dumped = await dump(ctx);
+    const again = await loadFixture(ctx.pool, file());
+    expect(again.counts.orders).toEqual({ inFile: 2, written: 0, deleted: 0 });
+    expect(await dump(ctx)).toEqual(dumped);
+  });
+
 });
 
 describe('fixture-load CLI', () => {

@@ -40,7 +40,10 @@ describe('OpenAPI document', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/lines/lookup', '/listings', '/listings/bulk', '/listings/purge', '/me', '/products/{productId}', '/search']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/lines/lookup', '/listings', '/listings/bulk', '/listings/purge', '/me', '/orders', '/orders/{orderId}', '/orders/{orderId}/cancel',
+      '/orders/{orderId}/fulfillment', '/products/{productId}', '/search',
+    ]);
   });
 
   it('describes what real responses look like', async () => {

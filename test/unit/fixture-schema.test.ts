@@ -18,6 +18,12 @@ function refusal(doc: unknown, facts: DbFacts = NO_FACTS): string {
   throw new Error('document was accepted');
 }
 
+const order = (): Record<string, any> => ({
+  sellerId: 7, currency: 'CAD',
+  customer: { name: 'A', email: 'a@example.com', shipping_address: { line1: '1 Main', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' } },
+  lines: [{ skuId: 1001, quantity: 1 }], shippingMethod: 'Tracked Expedited',
+});
+
 const edit = (f: (d: Record<string, any>) => void) => {
   const d = example();
   f(d);
@@ -77,9 +83,30 @@ describe('fixture schema', () => {
     expect(refusal(d)).toMatch(/^products\[0\]\.productId:/);
   });
 
-  it('accepts well-formed orders in the shape check (the loader itself refuses them for now)', () => {
-    const d = edit((x) => (x.orders = [{ sellerId: 7, currency: 'CAD', customer: { name: 'A', email: 'a@example.com', shipping_address: { line1: '1 Main', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' } }, lines: [{ skuId: 1001, quantity: 1 }], shippingMethod: 'Tracked Expedited' }]));
-    expect(() => parseFixture(d)).not.toThrow();
+  it('accepts well-formed orders (money and operator) and applies the order defaults', () => {
+    const d = edit((x) => (x.orders = [order(), { ...order(), operator: true, shippingMethod: undefined }]));
+    const doc = parseFixture(d);
+    expect(() => checkFixture(doc, NO_FACTS)).not.toThrow();
+    expect(doc.orders!.map((o) => o.operator)).toEqual([false, true]);
+  });
+
+  it.each([
+    ['money order without shippingMethod', (o: any) => delete o.shippingMethod, 'orders[0].shippingMethod: required (unless operator)'],
+    ['operator order with shippingMethod', (o: any) => (o.operator = true), 'orders[0].shippingMethod: an operator order has no shipping option'],
+    ['operator order with tax', (o: any) => { o.operator = true; delete o.shippingMethod; o.tax = [{ label: 'HST', rate: 0.15 }]; }, 'orders[0].tax: an operator order has no tax'],
+    ['one sku twice in one order', (o: any) => o.lines.push({ skuId: 1001, quantity: 2 }), 'orders[0].lines[1].skuId: duplicate sku 1001 in one order (first at orders[0].lines[0].skuId)'],
+    ['zero quantity', (o: any) => (o.lines[0].quantity = 0), 'orders[0].lines[0].quantity: expected positive integer'],
+    ['unknown key', (o: any) => (o.total = 5), 'orders[0].total: unknown key'],
+  ])('refuses an order: %s', (_name, change, message) => {
+    const o = order();
+    change(o);
+    expect(refusal(edit((x) => (x.orders = [o])))).toBe(message);
+  });
+
+  it('refuses an orderId given twice', () => {
+    expect(refusal(edit((x) => (x.orders = [{ ...order(), orderId: 'a' }, { ...order(), orderId: 'a' }])))).toBe(
+      'orders[1].orderId: duplicate orderId "a" (first at orders[0].orderId)',
+    );
   });
 });
 

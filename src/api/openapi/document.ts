@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import * as buyer from '../../contract/buyer.js';
 import * as seller from '../../contract/seller.js';
+import * as orders from '../../contract/orders.js';
 import { CURRENT_API_VERSION } from '../middleware/api-version.js';
 
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests and type
@@ -17,6 +18,8 @@ interface Operation {
   pathParams?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
+  /** The body may be omitted (POST /orders/{orderId}/cancel). */
+  bodyOptional?: boolean;
   response: z.ZodType;
   degradable?: boolean;
   errors: number[];
@@ -62,6 +65,24 @@ const operations: Operation[] = [
     method: 'patch', path: '/me', summary: 'Toggle vacation', tag: 'seller', auth: true, body: seller.patchMeBodySchema,
     response: seller.storeStatusSchema, errors: [400, 401, 429],
   },
+  {
+    method: 'get', path: '/orders', summary: "Poll the seller's orders, oldest change first; never misses a change when walked from the last cursor",
+    tag: 'seller', auth: true, query: orders.ordersPollQuerySchema, response: orders.ordersPollResponseSchema, errors: [400, 401, 429],
+  },
+  {
+    method: 'get', path: '/orders/{orderId}', summary: 'One order (the same body as a poll item and the webhook data)',
+    tag: 'seller', auth: true, pathParams: orders.orderParamsSchema, response: orders.orderSchema, errors: [401, 404, 429],
+  },
+  {
+    method: 'patch', path: '/orders/{orderId}/fulfillment', summary: 'Move an order forward (accepted, shipped with tracking, delivered)',
+    tag: 'seller', auth: true, pathParams: orders.orderParamsSchema, body: orders.fulfillmentBodySchema, response: orders.orderSchema,
+    errors: [400, 401, 404, 422, 429],
+  },
+  {
+    method: 'post', path: '/orders/{orderId}/cancel', summary: 'Cancel the whole order (no body) or some lines; restocks and emits the cancel event',
+    tag: 'seller', auth: true, pathParams: orders.orderParamsSchema, body: orders.cancelBodySchema, bodyOptional: true,
+    response: orders.orderSchema, errors: [400, 401, 404, 422, 429],
+  },
 ];
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): Json => {
@@ -73,7 +94,9 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'INVALID_REQUEST (details name each bad field; also a malformed or too deeply nested JSON body), or UNSUPPORTED_API_VERSION when X-Service-Api-Version is present and not ' + CURRENT_API_VERSION,
   401: 'UNAUTHORIZED: missing, malformed, unknown or revoked key',
   409: 'SELLER_SOURCE_EXCLUSIVE: the seller\'s inventory source is not `platform`',
+  404: "ORDER_NOT_FOUND: no such order for this seller (another seller's id included)",
   413: 'BATCH_TOO_LARGE: more than 1000 items; or INVALID_REQUEST: the body is larger than this route accepts',
+  422: 'INVALID_TRANSITION: the move violates the order lifecycle; or INVALID_REQUEST: dispatch evidence conflicts with the frozen shipping option',
   431: 'INVALID_REQUEST: the request line and headers are larger than the server accepts (e.g. a very long query string)',
   429: 'RATE_LIMITED (per key, per client address, failed authentications, or concurrent writes of one seller); see Retry-After',
   503: 'SERVICE_UNAVAILABLE: PostgreSQL (or, for buyer reads, the index, the last-good cache and PostgreSQL) could not answer in time; see Retry-After',
@@ -137,7 +160,7 @@ export function openApiDocument(): Json {
       ...(op.auth ? { security: [{ sellerKey: [] }] } : { security: [] }),
       parameters: parameters(op),
       ...(op.body
-        ? { requestBody: { required: true, description: BODY_TEXT, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } }
+        ? { requestBody: { required: !op.bodyOptional, description: BODY_TEXT, content: { 'application/json': { schema: jsonSchema(op.body, 'input') } } } }
         : {}),
       responses: {
         200: { description: 'Success envelope', content: { 'application/json': { schema: success } } },

@@ -1,0 +1,243 @@
+import type { PoolClient } from '../db/pool.js';
+import { lockSellerListings, LISTING_AVAILABLE_SQL } from '../db/listings.js';
+import { insertOrder, type NewOrder, type OrderLineRow, type TaxRate } from '../db/orders.js';
+import { insertWebhookEvent } from '../db/webhook-events.js';
+import type { Customer, LineDisclosures } from '../contract/orders.js';
+import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../contract/policy.js';
+import { computeTotals } from './totals.js';
+import { serializeOrder } from './serialize.js';
+
+// Order entry: the one code path a checkout uses (DECISIONS.md "Entering orders"). The fixture
+// loader calls it for `orders`; the bench measures it. Everything happens on the caller's
+// transaction: validation, the frozen snapshot, holds and the order.created outbox row commit or
+// roll back together.
+
+export interface CheckoutLine { skuId: number; quantity: number }
+
+export interface CheckoutInput {
+  orderId: string;
+  sellerId: number;
+  currency: string;
+  customer: Customer;
+  lines: readonly CheckoutLine[];
+  /** Required unless operator. */
+  shippingMethod?: string | undefined;
+  tax?: readonly TaxRate[] | undefined;
+  buyerNotes?: string | undefined;
+  /** An operator order carries no money: no totals, shipping or tax. */
+  operator?: boolean | undefined;
+}
+
+/** A refused entry; `path` is relative to the input, e.g. `lines[0].skuId`. */
+export class CheckoutError extends Error {
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`${path}: ${detail}`);
+    this.name = 'CheckoutError';
+  }
+}
+
+export type CheckoutResult = { orderId: string; created: true; createdAt: Date; body: string } | { orderId: string; created: false };
+
+interface SellerFacts {
+  currency: string;
+  incomplete: string[];
+  shippingCost: number | null;
+  shippingTracked: boolean | null;
+  orderExists: boolean;
+  now: Date;
+}
+
+async function sellerFacts(c: PoolClient, input: CheckoutInput): Promise<SellerFacts | null> {
+  const { rows } = await c.query(
+    `SELECT s.currency, r.incomplete, o.cost AS shipping_cost, o.tracked AS shipping_tracked,
+            EXISTS (SELECT 1 FROM orders x WHERE x.order_id = $3) AS order_exists,
+            date_trunc('milliseconds', clock_timestamp()) AS now
+       FROM sellers s
+       JOIN seller_readiness r ON r.seller_id = s.seller_id
+       LEFT JOIN seller_shipping_options o ON o.seller_id = s.seller_id AND o.method = $2
+      WHERE s.seller_id = $1`,
+    [input.sellerId, input.shippingMethod ?? null, input.orderId],
+  );
+  const r = rows[0];
+  if (!r) return null;
+  return {
+    currency: r.currency,
+    incomplete: r.incomplete,
+    shippingCost: r.shipping_cost,
+    shippingTracked: r.shipping_tracked,
+    orderExists: r.order_exists,
+    now: r.now,
+  };
+}
+
+interface OfferFacts {
+  skuId: number;
+  listed: boolean;
+  live: boolean;
+  matched: boolean;
+  available: number;
+  price: number;
+  externalRef: string | null;
+  productId: number | null;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+  name: string | null;
+  setName: string | null;
+  category: string | null;
+}
+
+/** The seller's listing of each sku (input order) with its available units and catalog facts. */
+async function offerFacts(c: PoolClient, sellerId: number, skuIds: number[]): Promise<OfferFacts[]> {
+  const { rows } = await c.query(
+    `SELECT u.sku_id, l.sku_id IS NOT NULL AS listed, l.deleted_at IS NULL AS live, l.match_status = 'matched' AS matched,
+            CASE WHEN l.sku_id IS NULL THEN 0 ELSE ${LISTING_AVAILABLE_SQL} END AS available,
+            l.price, l.external_ref, k.product_id, k.condition, k.language, k.finish, p.name, p.set_name, p.category
+       FROM unnest($2::int[]) WITH ORDINALITY AS u(sku_id, ord)
+       LEFT JOIN listings l ON l.seller_id = $1 AND l.sku_id = u.sku_id
+       LEFT JOIN skus k ON k.sku_id = u.sku_id
+       LEFT JOIN products p ON p.product_id = k.product_id
+      ORDER BY u.ord`,
+    [sellerId, skuIds],
+  );
+  return rows.map((r) => ({
+    skuId: r.sku_id,
+    listed: r.listed,
+    live: r.live,
+    matched: r.matched,
+    available: r.available,
+    price: r.price,
+    externalRef: r.external_ref,
+    productId: r.product_id,
+    condition: r.condition,
+    language: r.language,
+    finish: r.finish,
+    name: r.name,
+    setName: r.set_name,
+    category: r.category,
+  }));
+}
+
+function snakeDisclosures(category: string | null): LineDisclosures {
+  const d = disclosuresFor(category);
+  return {
+    image_source: d.imageSource,
+    condition_source: d.conditionSource,
+    authenticity_source: d.authenticitySource,
+    service_inspected: d.serviceInspected,
+    service_graded: d.serviceGraded,
+    service_authenticated: d.serviceAuthenticated,
+    grading_standard: d.gradingStandard,
+    declared_grade: d.declaredGrade,
+    buyer_protection: d.buyerProtection,
+  } as LineDisclosures;
+}
+
+/**
+ * Enters one order on the caller's transaction, or refuses it with a CheckoutError naming the
+ * input path. An order id that already exists is left as it is ({created: false}: no second hold,
+ * no second event). Entries of one seller serialize on the seller's listing lock (the one every
+ * listing writer takes), so two entries for the last unit never both succeed.
+ */
+export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<CheckoutResult> {
+  await lockSellerListings(c, input.sellerId);
+  const seller = await sellerFacts(c, input);
+  if (!seller) throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
+  if (seller.orderExists) return { orderId: input.orderId, created: false };
+  if (input.currency !== seller.currency) {
+    throw new CheckoutError('currency', `expected the seller's currency ${seller.currency}, got ${input.currency}`);
+  }
+  if (input.lines.length === 0) throw new CheckoutError('lines', 'expected at least one line');
+  const seen = new Map<number, number>();
+  input.lines.forEach((l, j) => {
+    const first = seen.get(l.skuId);
+    if (first !== undefined) throw new CheckoutError(`lines[${j}].skuId`, `duplicate sku ${l.skuId} (first at lines[${first}])`);
+    seen.set(l.skuId, j);
+  });
+
+  const offers = await offerFacts(c, input.sellerId, input.lines.map((l) => l.skuId));
+  const lines: OrderLineRow[] = input.lines.map((l, j) => {
+    const o = offers[j]!;
+    const notShown = (why: string) => new CheckoutError(`lines[${j}].skuId`, `sku ${l.skuId} is not a shown offer of seller ${input.sellerId}: ${why}`);
+    if (seller.incomplete.length > 0) throw notShown(`the store is not browse-eligible (${seller.incomplete.join(', ')})`);
+    if (!o.listed) throw notShown('no listing');
+    if (!o.live) throw notShown('the listing is deleted');
+    if (!o.matched || o.productId === null) throw notShown('the listing is unmatched');
+    if (o.available < l.quantity) {
+      throw new CheckoutError(`lines[${j}].quantity`, `${l.quantity} requested, ${o.available} available for sku ${l.skuId}`);
+    }
+    return {
+      position: j,
+      skuId: l.skuId,
+      productId: o.productId,
+      quantity: l.quantity,
+      orderedQuantity: l.quantity,
+      unitPrice: o.price,
+      // Catalog nulls freeze as '' (DECISIONS.md "Fine points").
+      name: o.name ?? '',
+      setName: o.setName ?? '',
+      condition: o.condition ?? '',
+      language: o.language,
+      finish: o.finish,
+      externalRef: o.externalRef,
+      disclosures: snakeDisclosures(o.category),
+      fulfillmentObligation: { ...FULFILLMENT_OBLIGATION },
+    };
+  });
+
+  const operator = input.operator === true;
+  let money: Pick<NewOrder, 'shippingMethod' | 'shippingCost' | 'shippingTracked' | 'taxRates' | 'subtotal' | 'tax' | 'grandTotal' | 'taxLines'>;
+  if (operator) {
+    if (input.shippingMethod !== undefined) throw new CheckoutError('shippingMethod', 'an operator order has no shipping option');
+    if (input.tax !== undefined) throw new CheckoutError('tax', 'an operator order has no tax');
+    money = { shippingMethod: null, shippingCost: null, shippingTracked: null, taxRates: [], subtotal: null, tax: null, grandTotal: null, taxLines: [] };
+  } else {
+    if (input.shippingMethod === undefined) throw new CheckoutError('shippingMethod', 'required');
+    if (seller.shippingCost === null || seller.shippingTracked === null) {
+      throw new CheckoutError('shippingMethod', `"${input.shippingMethod}" is not a shipping option of seller ${input.sellerId}`);
+    }
+    const rates = (input.tax ?? []).map((t) => ({ label: t.label, rate: t.rate }));
+    const t = computeTotals(lines, seller.shippingCost, rates);
+    money = {
+      shippingMethod: input.shippingMethod,
+      shippingCost: seller.shippingCost,
+      shippingTracked: seller.shippingTracked,
+      taxRates: rates,
+      subtotal: t.subtotal,
+      tax: t.tax,
+      grandTotal: t.grandTotal,
+      taxLines: t.taxLines,
+    };
+  }
+
+  const order: NewOrder = {
+    orderId: input.orderId,
+    sellerId: input.sellerId,
+    hasMoney: !operator,
+    createdAt: seller.now,
+    currency: input.currency,
+    customer: input.customer,
+    buyerNotes: input.buyerNotes ?? null,
+    ...money,
+    lines,
+  };
+  await insertOrder(c, order);
+  const body = serializeOrder(
+    {
+      ...order,
+      status: 'created',
+      updatedAt: order.createdAt,
+      trackingCompany: null,
+      trackingNumber: null,
+      trackingUrl: null,
+      changeXid: '0',
+      changeSeq: 0,
+    },
+    lines,
+  );
+  await insertWebhookEvent(c, { sellerId: input.sellerId, orderId: input.orderId, type: 'order.created', createdAt: order.createdAt, data: body });
+  return { orderId: input.orderId, created: true, createdAt: order.createdAt, body };
+}
