@@ -65,8 +65,7 @@ function kindOf(sql: string): string {
   const s = sql.replace(/\s+/g, ' ').trim();
   if (/^(BEGIN|COMMIT|ROLLBACK)/i.test(s)) return s.split(' ')[0]!.toUpperCase();
   if (s.includes('pg_advisory_xact_lock')) return 'seller lock';
-  if (s.includes('FROM sellers s')) return 'seller facts';
-  if (s.includes('WITH ORDINALITY')) return 'offer facts';
+  if (s.startsWith('WITH s AS')) return 'seller and offer facts';
   if (s.startsWith('WITH ord AS')) return 'insert order+lines+holds';
   if (s.startsWith('INSERT INTO webhook_events')) return 'outbox row';
   return s.slice(0, 30);

@@ -55,11 +55,11 @@ export interface StoredWebhookEvent {
   state: 'pending' | 'delivered' | 'failed' | 'no_endpoint';
 }
 
-/** The events written for one order, oldest first (tests, ops). */
+/** The events written for one order, oldest first (tests, ops); same-millisecond events in write order. */
 export async function webhookEventsOfOrder(db: Pool | PoolClient, orderId: string): Promise<StoredWebhookEvent[]> {
   const { rows } = await db.query(
     `SELECT event_id, seller_id, order_id, type, api_version, created_at, data, state
-       FROM webhook_events WHERE order_id = $1 ORDER BY created_at, event_id`,
+       FROM webhook_events WHERE order_id = $1 ORDER BY created_at, xmin::text::bigint, event_id`,
     [orderId],
   );
   return rows.map((r) => ({

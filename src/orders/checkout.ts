@@ -50,29 +50,6 @@ interface SellerFacts {
   now: Date;
 }
 
-async function sellerFacts(c: PoolClient, input: CheckoutInput): Promise<SellerFacts | null> {
-  const { rows } = await c.query(
-    `SELECT s.currency, r.incomplete, o.cost AS shipping_cost, o.tracked AS shipping_tracked,
-            EXISTS (SELECT 1 FROM orders x WHERE x.order_id = $3) AS order_exists,
-            date_trunc('milliseconds', clock_timestamp()) AS now
-       FROM sellers s
-       JOIN seller_readiness r ON r.seller_id = s.seller_id
-       LEFT JOIN seller_shipping_options o ON o.seller_id = s.seller_id AND o.method = $2
-      WHERE s.seller_id = $1`,
-    [input.sellerId, input.shippingMethod ?? null, input.orderId],
-  );
-  const r = rows[0];
-  if (!r) return null;
-  return {
-    currency: r.currency,
-    incomplete: r.incomplete,
-    shippingCost: r.shipping_cost,
-    shippingTracked: r.shipping_tracked,
-    orderExists: r.order_exists,
-    now: r.now,
-  };
-}
-
 interface OfferFacts {
   skuId: number;
   listed: boolean;
@@ -90,35 +67,62 @@ interface OfferFacts {
   category: string | null;
 }
 
-/** The seller's listing of each sku (input order) with its available units and catalog facts. */
-async function offerFacts(c: PoolClient, sellerId: number, skuIds: number[]): Promise<OfferFacts[]> {
+/**
+ * In one statement (a round trip less per order): the seller with its readiness and the chosen
+ * shipping option, whether the order id exists, the entry time, and the seller's listing of each
+ * line's sku (input order) with its available units and catalog facts. Null: no such seller.
+ * Runs after the lock, so `available` counts every hold committed before it.
+ */
+async function entryFacts(c: PoolClient, input: CheckoutInput): Promise<{ seller: SellerFacts; offers: OfferFacts[] } | null> {
   const { rows } = await c.query(
-    `SELECT u.sku_id, l.sku_id IS NOT NULL AS listed, l.deleted_at IS NULL AS live, l.match_status = 'matched' AS matched,
+    `WITH s AS (
+       SELECT s.seller_id, s.currency, r.incomplete, o.cost AS shipping_cost, o.tracked AS shipping_tracked,
+              EXISTS (SELECT 1 FROM orders x WHERE x.order_id = $3) AS order_exists,
+              date_trunc('milliseconds', clock_timestamp()) AS now
+         FROM sellers s
+         JOIN seller_readiness r ON r.seller_id = s.seller_id
+         LEFT JOIN seller_shipping_options o ON o.seller_id = s.seller_id AND o.method = $2
+        WHERE s.seller_id = $1)
+     SELECT s.currency, s.incomplete, s.shipping_cost, s.shipping_tracked, s.order_exists, s.now,
+            u.sku_id, l.sku_id IS NOT NULL AS listed, l.deleted_at IS NULL AS live, l.match_status = 'matched' AS matched,
             CASE WHEN l.sku_id IS NULL THEN 0 ELSE ${LISTING_AVAILABLE_SQL} END AS available,
             l.price, l.external_ref, k.product_id, k.condition, k.language, k.finish, p.name, p.set_name, p.category
-       FROM unnest($2::int[]) WITH ORDINALITY AS u(sku_id, ord)
-       LEFT JOIN listings l ON l.seller_id = $1 AND l.sku_id = u.sku_id
+       FROM s
+      CROSS JOIN unnest($4::int[]) WITH ORDINALITY AS u(sku_id, ord)
+       LEFT JOIN listings l ON l.seller_id = s.seller_id AND l.sku_id = u.sku_id
        LEFT JOIN skus k ON k.sku_id = u.sku_id
        LEFT JOIN products p ON p.product_id = k.product_id
       ORDER BY u.ord`,
-    [sellerId, skuIds],
+    [input.sellerId, input.shippingMethod ?? null, input.orderId, input.lines.map((l) => l.skuId)],
   );
-  return rows.map((r) => ({
-    skuId: r.sku_id,
-    listed: r.listed,
-    live: r.live,
-    matched: r.matched,
-    available: r.available,
-    price: r.price,
-    externalRef: r.external_ref,
-    productId: r.product_id,
-    condition: r.condition,
-    language: r.language,
-    finish: r.finish,
-    name: r.name,
-    setName: r.set_name,
-    category: r.category,
-  }));
+  const r0 = rows[0];
+  if (!r0) return null;
+  return {
+    seller: {
+      currency: r0.currency,
+      incomplete: r0.incomplete,
+      shippingCost: r0.shipping_cost,
+      shippingTracked: r0.shipping_tracked,
+      orderExists: r0.order_exists,
+      now: r0.now,
+    },
+    offers: rows.map((r) => ({
+      skuId: r.sku_id,
+      listed: r.listed,
+      live: r.live,
+      matched: r.matched,
+      available: r.available,
+      price: r.price,
+      externalRef: r.external_ref,
+      productId: r.product_id,
+      condition: r.condition,
+      language: r.language,
+      finish: r.finish,
+      name: r.name,
+      setName: r.set_name,
+      category: r.category,
+    })),
+  };
 }
 
 function snakeDisclosures(category: string | null): LineDisclosures {
@@ -143,14 +147,15 @@ function snakeDisclosures(category: string | null): LineDisclosures {
  * listing writer takes), so two entries for the last unit never both succeed.
  */
 export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<CheckoutResult> {
+  if (input.lines.length === 0) throw new CheckoutError('lines', 'expected at least one line');
   await lockSellerListings(c, input.sellerId);
-  const seller = await sellerFacts(c, input);
-  if (!seller) throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
+  const facts = await entryFacts(c, input);
+  if (!facts) throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
+  const { seller, offers } = facts;
   if (seller.orderExists) return { orderId: input.orderId, created: false };
   if (input.currency !== seller.currency) {
     throw new CheckoutError('currency', `expected the seller's currency ${seller.currency}, got ${input.currency}`);
   }
-  if (input.lines.length === 0) throw new CheckoutError('lines', 'expected at least one line');
   const seen = new Map<number, number>();
   input.lines.forEach((l, j) => {
     const first = seen.get(l.skuId);
@@ -158,7 +163,6 @@ export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<C
     seen.set(l.skuId, j);
   });
 
-  const offers = await offerFacts(c, input.sellerId, input.lines.map((l) => l.skuId));
   const lines: OrderLineRow[] = input.lines.map((l, j) => {
     const o = offers[j]!;
     const notShown = (why: string) => new CheckoutError(`lines[${j}].skuId`, `sku ${l.skuId} is not a shown offer of seller ${input.sellerId}: ${why}`);
