@@ -11,7 +11,11 @@ export type DomainErrorKind =
   /** No such order for this seller (another seller's order included, so existence does not leak). */
   | 'order-not-found'
   /** A state change the thing's current state does not allow. */
-  | 'invalid-transition';
+  | 'invalid-transition'
+  /** A request field that is well-formed but wrong against the stored state (e.g. a cancel naming a line the order lacks). */
+  | 'invalid-request'
+  /** Dispatch evidence that conflicts with the order's frozen shipping option (tracked or untracked). */
+  | 'dispatch-evidence-conflict';
 
 export interface FieldIssue {
   field: string;

@@ -1,6 +1,6 @@
 import type { CancelBody, FulfillmentBody, OrderStatus } from '../contract/orders.js';
 import type { OrderLineRow, OrderRow, TaxLine } from '../db/orders.js';
-import { OrderRequestError } from './errors.js';
+import { DomainError } from '../contract/errors.js';
 import { canMove } from './transitions.js';
 import { computeTotals } from './totals.js';
 
@@ -14,10 +14,10 @@ export interface Tracking { trackingCompany: string | null; trackingNumber: stri
 export type FulfillmentPlan = { kind: 'unchanged' } | { kind: 'move'; status: OrderStatus } & Tracking;
 
 const invalidTransition = (from: OrderStatus, what: string) =>
-  new OrderRequestError(422, 'INVALID_TRANSITION', `Order is ${from}: ${what} violates the order lifecycle`);
+  new DomainError('invalid-transition', `Order is ${from}: ${what} violates the order lifecycle`);
 
 const dispatchEvidence = (message: string, field: string) =>
-  new OrderRequestError(422, 'INVALID_REQUEST', message, [{ field, message }]);
+  new DomainError('dispatch-evidence-conflict', message, [{ field, message }]);
 
 export function planFulfillment(order: OrderRow, body: FulfillmentBody): FulfillmentPlan {
   const from = order.status;
@@ -88,12 +88,12 @@ export function planCancel(order: OrderRow, lines: readonly OrderLineRow[], body
     const l = bySku.get(c.skuId);
     if (!l) {
       const message = `sku ${c.skuId} is not a remaining line of this order`;
-      throw new OrderRequestError(400, 'INVALID_REQUEST', message, [{ field: `lines.${i}.skuId`, message }]);
+      throw new DomainError('invalid-request', message, [{ field: `lines.${i}.skuId`, message }]);
     }
     const q = c.quantity ?? l.quantity;
     if (q > l.quantity) {
       const message = `${q} units of sku ${c.skuId} cancelled, ${l.quantity} remain`;
-      throw new OrderRequestError(400, 'INVALID_REQUEST', message, [{ field: `lines.${i}.quantity`, message }]);
+      throw new DomainError('invalid-request', message, [{ field: `lines.${i}.quantity`, message }]);
     }
     cancelled.set(c.skuId, q);
   });

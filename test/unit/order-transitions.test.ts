@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ORDER_STATUSES, type OrderStatus } from '../../src/contract/orders.js';
 import { canMove, TRANSITIONS } from '../../src/orders/transitions.js';
 import { planCancel, planFulfillment } from '../../src/orders/moves.js';
-import { OrderRequestError } from '../../src/orders/errors.js';
+import { DomainError } from '../../src/contract/errors.js';
+import { apiErrorOf } from '../../src/api/middleware/errors.js';
 import type { OrderLineRow, OrderRow } from '../../src/db/orders.js';
 
 // The spec beside src/orders/transitions.ts: every (from, to) pair of the lifecycle, as
@@ -42,8 +43,10 @@ const code = (f: () => unknown) => {
   try {
     f();
   } catch (e) {
-    expect(e).toBeInstanceOf(OrderRequestError);
-    return `${(e as OrderRequestError).status} ${(e as OrderRequestError).code}`;
+    // The domain error as the API answers it (src/api/middleware/errors.ts maps every kind).
+    expect(e).toBeInstanceOf(DomainError);
+    const api = apiErrorOf(e as DomainError);
+    return `${api.status} ${api.code}`;
   }
   return 'ok';
 };

@@ -20,6 +20,10 @@ export function apiErrorOf(err: DomainError): ApiError {
       return new ApiError(404, 'ORDER_NOT_FOUND', err.message, err.issues);
     case 'invalid-transition':
       return new ApiError(422, 'INVALID_TRANSITION', err.message, err.issues);
+    case 'invalid-request':
+      return new ApiError(400, 'INVALID_REQUEST', err.message, err.issues);
+    case 'dispatch-evidence-conflict':
+      return new ApiError(422, 'INVALID_REQUEST', err.message, err.issues);
   }
 }
 

@@ -9,7 +9,7 @@ import { sendJson } from '../buyer/send-json.js';
 import {
   cancelBodySchema, DEFAULT_POLL_LIMIT, fulfillmentBodySchema, orderParamsSchema, ordersPollQuerySchema,
 } from '../../../contract/orders.js';
-import { OrderRequestError } from '../../../orders/errors.js';
+import { orderNotFound } from '../../../orders/errors.js';
 import { cancelOrder, moveFulfillment, orderJson, pollPage } from '../../../orders/service.js';
 import { signCursor, verifyCursor } from '../../../lib/cursor.js';
 import { isoToMicros, microsToIso } from '../../../listings/plan.js';
@@ -29,10 +29,6 @@ const cursorPayloadSchema = z.strictObject({
 type CursorPayload = z.output<typeof cursorPayloadSchema>;
 
 const badCursor = (message = 'Malformed or tampered cursor') => new ApiError(400, 'INVALID_REQUEST', message, [{ field: 'cursor', message }]);
-
-function toApiError(err: unknown): unknown {
-  return err instanceof OrderRequestError ? new ApiError(err.status, err.code, err.message, err.details) : err;
-}
 
 export const sellerOrderRoutes: RouteModule = (app, deps) => {
   const guard = [sellerAuth(deps), sellerRateLimit(deps)];
@@ -69,7 +65,7 @@ export const sellerOrderRoutes: RouteModule = (app, deps) => {
   app.get('/orders/:orderId', ...guard, async (req, res: Response) => {
     const { orderId } = parseOr400(orderParamsSchema, req.params);
     const json = await orderJson(deps.pool, sellerOf(req).sellerId, orderId);
-    if (json === null) throw toApiError(new OrderRequestError(404, 'ORDER_NOT_FOUND', 'No such order for this seller'));
+    if (json === null) throw orderNotFound();
     sendJson(res, okJson(json));
   });
 
@@ -77,9 +73,7 @@ export const sellerOrderRoutes: RouteModule = (app, deps) => {
     // Checks of the body alone come first (400), then 404, then 422 (DECISIONS.md "Fine points").
     const body = parseOr400(fulfillmentBodySchema, req.body);
     const { orderId } = parseOr400(orderParamsSchema, req.params);
-    const r = await moveFulfillment(deps.pool, sellerOf(req).sellerId, orderId, body).catch((e: unknown) => {
-      throw toApiError(e);
-    });
+    const r = await moveFulfillment(deps.pool, sellerOf(req).sellerId, orderId, body);
     req.log.info({ orderId, from: r.from, to: r.to, changed: r.changed }, r.changed ? 'order moved' : 'order move repeated (unchanged)');
     sendJson(res, okJson(r.body));
   });
@@ -88,9 +82,7 @@ export const sellerOrderRoutes: RouteModule = (app, deps) => {
     // No body (or an empty one) cancels the whole order.
     const body = parseOr400(cancelBodySchema, req.body ?? {});
     const { orderId } = parseOr400(orderParamsSchema, req.params);
-    const r = await cancelOrder(deps.pool, sellerOf(req).sellerId, orderId, body).catch((e: unknown) => {
-      throw toApiError(e);
-    });
+    const r = await cancelOrder(deps.pool, sellerOf(req).sellerId, orderId, body);
     req.log.info({ orderId, from: r.from, to: r.to, changed: r.changed, lines: body.lines?.length ?? 'all' }, r.changed ? 'order cancelled' : 'order cancel repeated (unchanged)');
     sendJson(res, okJson(r.body));
   });
