@@ -176,7 +176,6 @@ export const ordersPollQuerySchema = z.object({
   cursor: z.string().min(1).optional().describe('nextCursor of the previous page (or the last cursor used, to go on later)'),
   limit: intParam(1, MAX_POLL_LIMIT).optional().describe(`Page size, 1 to ${MAX_POLL_LIMIT}; default ${DEFAULT_POLL_LIMIT}`),
 });
-export type OrdersPollQuery = z.output<typeof ordersPollQuerySchema>;
 
 export const ordersPollResponseSchema = z.object({
   items: z.array(orderSchema).describe('Oldest change first; each item byte-identical to the webhook data of that moment'),

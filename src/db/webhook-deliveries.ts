@@ -166,17 +166,6 @@ export async function recordAttempts(pool: Pool, results: readonly AttemptResult
   return rows.map((r) => r.event_id);
 }
 
-/** Releases leases of claimed events that were never sent (a dispatcher shutting down). */
-export async function releaseClaims(pool: Pool, claims: readonly { eventId: string; attempt: number }[]): Promise<void> {
-  if (claims.length === 0) return;
-  await pool.query(
-    `UPDATE webhook_events e SET locked_until = NULL, attempts = e.attempts - 1
-     FROM unnest($1::text[], $2::int[]) AS c(event_id, attempt)
-     WHERE e.event_id = c.event_id AND e.attempts = c.attempt AND e.state = 'pending'`,
-    [claims.map((c) => c.eventId), claims.map((c) => c.attempt)],
-  );
-}
-
 /**
  * Pending events of sellers that no longer have a webhook: nothing would ever claim them, and
  * polling serves such a seller, so they become 'no_endpoint' like events written without one.
