@@ -1,5 +1,5 @@
 import type { Pool } from '../db/pool.js';
-import { withTransaction } from '../db/pool.js';
+import { SNAPSHOT, withTransaction } from '../db/pool.js';
 import { lockOrder, pollOrders, readOrder, reduceLines, setCancelled, updateFulfillment, type ChangePosition, type OrderRow } from '../db/orders.js';
 import { cancelEventOf } from '../db/sellers.js';
 import { insertWebhookEvent } from '../db/webhook-events.js';
@@ -14,7 +14,9 @@ import { serializeOrder } from './serialize.js';
 
 /** GET /orders/{orderId}: the body, or null for an unknown or another seller's order. */
 export async function orderJson(pool: Pool, sellerId: number, orderId: string): Promise<string | null> {
-  const o = await readOrder(pool, sellerId, orderId);
+  // Order and lines from one snapshot: a partial cancel between two statements would otherwise
+  // pair the old totals with the new line quantities.
+  const o = await withTransaction(pool, (c) => readOrder(c, sellerId, orderId), SNAPSHOT);
   return o && serializeOrder(o.order, o.lines);
 }
 
@@ -30,9 +32,15 @@ export interface PollPage {
  * is never passed over: it shows on a later poll from the same cursor.
  */
 export async function pollPage(pool: Pool, sellerId: number, opts: { after: ChangePosition | null; since: string | null; limit: number }): Promise<PollPage> {
-  // The guard first, the rows by a later statement: its snapshot sees every commit below the guard.
+  // The guard first, the rows in a later snapshot, which sees every commit below the guard (the
+  // guard's own snapshot may predate a commit below it). Orders and their lines are read in that
+  // one snapshot, so an item never pairs an order row with lines of another moment.
   const guard = await feedGuard(pool);
-  const rows = await pollOrders(pool, sellerId, { after: opts.after, guard, since: opts.since, limit: opts.limit + 1 });
+  const rows = await withTransaction(
+    pool,
+    (c) => pollOrders(c, sellerId, { after: opts.after, guard, since: opts.since, limit: opts.limit + 1 }),
+    SNAPSHOT,
+  );
   const page = rows.slice(0, opts.limit);
   const last = page[page.length - 1];
   return {
