@@ -20,7 +20,7 @@ const facets: Facets = {
 };
 
 /** The key GET /search gives a first page with these query-string parameters. */
-const routeKey = (params: Record<string, string | string[]>) => requestKey('search', [searchQuerySchema.parse(params), null]);
+const routeKey = (params: Record<string, string | string[] | undefined>) => requestKey('search', [searchQuerySchema.parse(params), null]);
 
 describe('warm set', () => {
   it('the landing grid in both sorts, keyed as the storefront asks it (defaults filled in)', () => {
@@ -33,7 +33,7 @@ describe('warm set', () => {
 
   it('one first page per facet value (seller as sellerCode), then both checkout modes, in the facets order', () => {
     const reqs = singleFilterRequests(facets, 100);
-    const want = [
+    const want: Record<string, string>[] = [
       { category: 'Magic: The Gathering' },
       { category: 'Pokémon' },
       { set: 'Alpha' },
