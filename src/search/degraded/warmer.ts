@@ -123,7 +123,8 @@ export function createWarmer(
     try {
       signal = await indexSignal(es, deps.index.alias, options.timeoutMs);
     } catch (err) {
-      log.warn({ err: reasonOf(err) }, 'warm pass skipped: the index change check failed');
+      // Once per streak: until the breaker opens, every interval would say it again.
+      log[last?.outcome === 'failed' ? 'debug' : 'warn']({ err: reasonOf(err) }, 'warm pass skipped: the index change check failed');
       return result('failed');
     }
     if (signal !== null && signal === lastSignal) return result('unchanged');
