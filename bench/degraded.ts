@@ -96,7 +96,8 @@ await indexerEs.indices.refresh({ index: index.alias });
 log(`indexed in ${Math.round(t() - t0)} ms`);
 
 const infra = { env, pool, es: createEsClient(node.url, env.ES_REQUEST_TIMEOUT_MS), index, logger: createLogger('silent') };
-const deps = { ...infra, services: createServices(infra) };
+// The warmer off: the bench warms its own share of requests (--warm), as it measured before.
+const deps = { ...infra, services: createServices(infra, { warm: { enabled: false } }) };
 const app = createApp(deps, routeModules);
 const server = app.listen(0, '127.0.0.1');
 await new Promise((r) => server.once('listening', r));

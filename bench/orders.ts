@@ -185,7 +185,7 @@ try {
   await pool.query('VACUUM ANALYZE orders, order_lines');
   const key = (await issueApiKey(pool, `seller${WALK_SELLER}`, 'bench')).key;
   const infra = { env, pool, es, index: indexNames(dbName), logger: createLogger('silent') };
-  const app = createApp({ ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } } }) }, sellerRoutes);
+  const app = createApp({ ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } }, warm: { enabled: false } }) }, sellerRoutes);
   const server = app.listen(0);
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`;

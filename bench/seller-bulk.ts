@@ -110,7 +110,7 @@ await pool.query('VACUUM ANALYZE');
 
 const infra = { env, pool, es, index: indexNames('bench'), logger: createLogger('silent') };
 // Seller routes never read through Degraded Mode: no cluster watcher.
-const app = createApp({ ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } } }) }, sellerRoutes);
+const app = createApp({ ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } }, warm: { enabled: false } }) }, sellerRoutes);
 const server = app.listen(0);
 await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

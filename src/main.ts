@@ -16,7 +16,8 @@ const pool = createPool(env.DATABASE_URL, env.PG_POOL_SIZE, onIdleError, limits)
 const authPool = createPool(env.DATABASE_URL, env.PG_AUTH_POOL_SIZE, onIdleError, limits);
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
 const infra = { env, pool, authPool, es, index: indexNames(env.INDEX_PREFIX), logger };
-const app = createApp({ ...infra, services: createServices(infra) }, routeModules);
+const services = createServices(infra);
+const app = createApp({ ...infra, services }, routeModules);
 
 // Requests Node's parser refuses (oversized headers, malformed) are answered in the envelope too.
 const server = handleClientErrors(app.listen(env.PORT, () => {
@@ -26,7 +27,10 @@ const server = handleClientErrors(app.listen(env.PORT, () => {
 const shutdown = (signal: string) => {
   logger.info({ signal }, 'shutting down');
   server.close(() => {
-    void Promise.allSettled([pool.end(), authPool.end(), es.close()]).then(() => process.exit(0));
+    void services
+      .stop()
+      .then(() => Promise.allSettled([pool.end(), authPool.end(), es.close()]))
+      .then(() => process.exit(0));
   });
   setTimeout(() => process.exit(0), 5000).unref();
 };

@@ -2,6 +2,7 @@ import type { Infra } from './config/infra.js';
 import { TokenBucketLimiter } from './lib/rate-limiter.js';
 import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
 import { createDegradedMode, type DegradedMode, type DegradedOverrides } from './search/degraded/mode.js';
+import { createWarmer, type Warmer, type WarmerOptions } from './search/degraded/warmer.js';
 
 // The long-lived services of the API process, built once here and passed explicitly to whatever
 // uses them (routes, health, benches, tests). A plain object: a new part (orders, the webhook
@@ -12,6 +13,8 @@ export interface Services {
   degraded: DegradedMode;
   /** The buyer reads (index, then Degraded Mode), acting on `degraded`. */
   buyer: BuyerService;
+  /** Keeps the warm set (landing grid, single-filter grids) in the last-good cache while healthy. */
+  warmer: Warmer;
   /**
    * One budget per process: per API key on seller routes, per client address on public routes, and
    * per client address before seller authentication (every request, and failed authentications).
@@ -19,18 +22,32 @@ export interface Services {
   rateLimits: { seller: TokenBucketLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: TokenBucketLimiter };
   /** Listing writes in flight per seller id (the per-seller write cap). */
   writesInFlight: Map<number, number>;
+  /** Stops the timers (warmer, cluster watcher); resolves when a running warm pass has stopped. */
+  stop(): Promise<void>;
 }
 
 export interface ServiceOverrides {
   degraded?: DegradedOverrides;
   buyer?: BuyerServiceOptions;
+  /** The warmer's settings (default: the DEGRADED_WARM_* environment). */
+  warm?: Partial<WarmerOptions>;
 }
 
 export function createServices(infra: Infra, overrides: ServiceOverrides = {}): Services {
   const degraded = createDegradedMode(infra, overrides.degraded);
+  const { env } = infra;
+  const warmer = createWarmer(infra, degraded, {
+    enabled: env.DEGRADED_WARM_ENABLED,
+    intervalMs: env.DEGRADED_WARM_INTERVAL_MS,
+    perFacet: env.DEGRADED_WARM_PER_FACET,
+    concurrency: env.DEGRADED_WARM_CONCURRENCY,
+    timeoutMs: env.DEGRADED_WARM_TIMEOUT_MS,
+    ...overrides.warm,
+  });
   return {
     degraded,
     buyer: createBuyerService(infra, degraded, overrides.buyer),
+    warmer,
     rateLimits: {
       seller: new TokenBucketLimiter(infra.env.RATE_LIMIT_SELLER_PER_MIN),
       public: new TokenBucketLimiter(infra.env.RATE_LIMIT_PUBLIC_PER_MIN),
@@ -38,5 +55,9 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
       authFailures: new TokenBucketLimiter(infra.env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
     },
     writesInFlight: new Map(),
+    stop: async () => {
+      await warmer.stop();
+      degraded.stop();
+    },
   };
 }

@@ -36,6 +36,22 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().min(1).default('loopback'),
   /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
   HEALTH_DETAILS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  // Degraded Mode warm set (docs/search-design.md "Degraded Mode: the warm set").
+  /** 'true' only: the API warms the last-good cache with the landing grid and each single-filter grid. */
+  DEGRADED_WARM_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** Shortest time between the end of a warm pass and the next check for index changes. */
+  DEGRADED_WARM_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  /** Values per facet warmed (the facets return at most 100, most products first). */
+  DEGRADED_WARM_PER_FACET: z.coerce.number().int().min(0).max(100).default(100),
+  /** Warm requests in flight at once: 1 or 2, so the warmer never competes with buyers. */
+  DEGRADED_WARM_CONCURRENCY: z.coerce.number().int().min(1).max(2).default(1),
+  /** Timeout of one warm request (longer than a buyer's: a slow grid is still worth keeping). */
+  DEGRADED_WARM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
+  DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
   // Webhook dispatcher (DECISIONS.md "Events").
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   WEBHOOK_RETRY_DELAYS_MS: z

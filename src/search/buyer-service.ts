@@ -107,7 +107,8 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
   const guardMs = mode.options.queryTimeoutMs + 250;
 
   async function degradedAnswer<M extends Method>(method: M, key: string, args: Parameters<BuyerReads[M]>): Promise<Answer<Result<M>>> {
-    const cached = mode.cache.getJson(key);
+    // The warm part first: the warmer keeps it current, the general part may hold an older answer.
+    const cached = mode.warmCache.getJson(key) ?? mode.cache.getJson(key);
     if (cached !== undefined) {
       mode.metrics.cacheHits += 1;
       return new JsonAnswer<Result<M>>(true, { json: cached });
@@ -164,7 +165,8 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
           mode.metrics.indexAnswers += 1;
           // Serialized once: the cache keeps the text the response is then built from.
           const json = JSON.stringify(data);
-          mode.cache.setJson(key, json);
+          // A warm request's answer replaces the warm entry, where live traffic cannot evict it.
+          (mode.warmCache.has(key) ? mode.warmCache : mode.cache).setJson(key, json);
           return new JsonAnswer(false, { data, json });
         } catch (err) {
           if (err instanceof DomainError) throw err;

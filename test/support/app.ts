@@ -9,7 +9,8 @@ import type { TestContext } from './context.js';
 
 /** App deps with their own services, built the way src/main.ts builds them. */
 export function appDeps(infra: Infra, overrides: ServiceOverrides = {}): AppDeps {
-  return { ...infra, services: createServices(infra, overrides) };
+  // The warmer is off unless the test turns it on (whatever env the test built by hand says).
+  return { ...infra, services: createServices(infra, { ...overrides, warm: { enabled: false, ...overrides.warm } }) };
 }
 
 /** The real app, in-process, on the test's own database and index. */

@@ -36,6 +36,8 @@ export async function createTestContext(): Promise<TestContext> {
     ELASTICSEARCH_URL: inject('elasticsearchUrl'),
     INDEX_PREFIX: name,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The warmer asks the index in the background: off unless a test turns it on.
+    DEGRADED_WARM_ENABLED: 'false',
   });
   const pool = createPool(databaseUrl, 10);
   const es = createEsClient(env.ELASTICSEARCH_URL, 30_000);

@@ -55,7 +55,7 @@ function setup() {
     index: indexNames('unit'),
     logger: createLogger('silent'),
   };
-  const services = createServices(infra, { degraded: { watch: { enabled: false } }, buyer: { primary, fallback } });
+  const services = createServices(infra, { degraded: { watch: { enabled: false } }, buyer: { primary, fallback }, warm: { enabled: false } });
   const deps: AppDeps = { ...infra, services };
   const service = services.buyer;
   const routes: RouteModule = (app, d) => {

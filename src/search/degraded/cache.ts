@@ -102,6 +102,18 @@ export class LastGoodCache {
     return this.lru.get(key);
   }
 
+  has(key: string): boolean {
+    return this.lru.has(key);
+  }
+
+  delete(key: string): void {
+    this.lru.delete(key);
+  }
+
+  keys(): string[] {
+    return [...this.lru.keys()];
+  }
+
   get entries(): number {
     return this.lru.size;
   }

@@ -17,8 +17,14 @@ export interface DegradedMetrics {
   unavailable: number;
   /** Times the breaker opened. */
   opens: number;
+  /** Warm passes run to the end (every warm request tried). */
+  warmPasses: number;
+  /** Warm requests answered by the index and kept. */
+  warmRequests: number;
+  /** Warm requests that failed (the pass goes on; the next pass retries them). */
+  warmFailures: number;
 }
 
 export function emptyDegradedMetrics(): DegradedMetrics {
-  return { indexAnswers: 0, indexFailures: 0, cacheHits: 0, fallbacks: 0, fallbackQueries: 0, fallbackFailures: 0, unavailable: 0, opens: 0 };
+  return { indexAnswers: 0, indexFailures: 0, cacheHits: 0, fallbacks: 0, fallbackQueries: 0, fallbackFailures: 0, unavailable: 0, opens: 0, warmPasses: 0, warmRequests: 0, warmFailures: 0 };
 }

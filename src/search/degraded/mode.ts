@@ -19,6 +19,12 @@ export interface DegradedOptions {
   watch: ClusterWatchOptions & { enabled: boolean };
   cache: LastGoodCacheOptions;
   /**
+   * The part of the last-good cache reserved for the warm set (src/search/degraded/warmer.ts):
+   * live traffic (product pages, lookups, deep pages) cannot evict it, and a live answer to a
+   * warm request refreshes the entry here.
+   */
+  warmCache: LastGoodCacheOptions;
+  /**
    * PostgreSQL answers are kept this briefly (and identical concurrent misses share one query),
    * so a flood of the same uncached request costs the database one query every few seconds.
    */
@@ -31,12 +37,19 @@ export interface DegradedOptions {
   retryAfterSeconds: number;
 }
 
+/**
+ * At most 804 warm requests (2 landing grids, 100 values of each of 8 facets, 2 checkout modes);
+ * an answer of 24 items and 8 facets of up to 100 values is 20-40 kB of JSON.
+ */
+export const DEFAULT_WARM_CACHE: LastGoodCacheOptions = { maxBytes: 32 * 1024 * 1024, maxEntries: 1000 };
+
 /** Buyer queries get at most 1.5 s (or ES_REQUEST_TIMEOUT_MS when that is lower). */
 export function defaultDegradedOptions(esRequestTimeoutMs: number): DegradedOptions {
   return {
     breaker: DEFAULT_BREAKER,
     watch: { ...DEFAULT_WATCH, enabled: true },
     cache: DEFAULT_CACHE,
+    warmCache: DEFAULT_WARM_CACHE,
     fallbackMemo: { maxBytes: 16 * 1024 * 1024, maxEntries: 5000, ttlMs: 5000 },
     limiter: DEFAULT_LIMITER,
     pg: DEFAULT_PG_READS,
@@ -49,6 +62,7 @@ export interface DegradedOverrides {
   breaker?: Partial<BreakerOptions>;
   watch?: Partial<DegradedOptions['watch']>;
   cache?: Partial<LastGoodCacheOptions>;
+  warmCache?: Partial<LastGoodCacheOptions>;
   fallbackMemo?: Partial<LastGoodCacheOptions>;
   limiter?: Partial<LimiterOptions>;
   pg?: Partial<PgReadsOptions>;
@@ -60,6 +74,8 @@ export interface DegradedMode {
   readonly options: DegradedOptions;
   readonly breaker: CircuitBreaker;
   readonly cache: LastGoodCache;
+  /** The warm set's reserved part of the last-good cache (same keys as live requests). */
+  readonly warmCache: LastGoodCache;
   readonly fallbackMemo: LastGoodCache;
   /** PostgreSQL reads in flight, by request key: identical concurrent misses wait for the same one. */
   readonly fallbackInFlight: Map<string, Promise<unknown>>;
@@ -86,6 +102,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     breaker: { ...base.breaker, ...overrides.breaker },
     watch: { ...base.watch, ...overrides.watch },
     cache: { ...base.cache, ...overrides.cache },
+    warmCache: { ...base.warmCache, maxBytes: deps.env.DEGRADED_WARM_CACHE_MB * 1024 * 1024, ...overrides.warmCache },
     fallbackMemo: { ...base.fallbackMemo, ...overrides.fallbackMemo },
     limiter: { ...base.limiter, ...overrides.limiter },
     pg: { ...base.pg, ...overrides.pg },
@@ -96,6 +113,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
   const breaker = new CircuitBreaker(options.breaker);
   const metrics = emptyDegradedMetrics();
   const cache = new LastGoodCache(options.cache);
+  const warmCache = new LastGoodCache(options.warmCache);
   const fallbackMemo = new LastGoodCache(options.fallbackMemo);
   const limiter = new ConcurrencyLimiter(options.limiter);
   const searchClient = deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: 0 });
@@ -129,6 +147,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     options,
     breaker,
     cache,
+    warmCache,
     fallbackMemo,
     fallbackInFlight: new Map(),
     limiter,
@@ -182,6 +201,11 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
         { name: 'degraded_unavailable_total', help: 'Buyer reads answered 503 SERVICE_UNAVAILABLE', type: 'counter', value: metrics.unavailable },
         { name: 'degraded_cache_entries', help: 'Entries in the last-good cache', type: 'gauge', value: cache.entries },
         { name: 'degraded_cache_bytes', help: 'Size of the last-good cache (JSON characters)', type: 'gauge', value: cache.bytes },
+        { name: 'degraded_warm_cache_entries', help: 'Entries in the warm set\'s part of the last-good cache', type: 'gauge', value: warmCache.entries },
+        { name: 'degraded_warm_cache_bytes', help: 'Size of the warm set\'s part of the last-good cache (JSON characters)', type: 'gauge', value: warmCache.bytes },
+        { name: 'degraded_warm_passes_total', help: 'Warm passes run to the end', type: 'counter', value: metrics.warmPasses },
+        { name: 'degraded_warm_requests_total', help: 'Warm requests answered by the index', type: 'counter', value: metrics.warmRequests },
+        { name: 'degraded_warm_failures_total', help: 'Warm requests that failed', type: 'counter', value: metrics.warmFailures },
         { name: 'degraded_fallback_running', help: 'PostgreSQL fallback reads running', type: 'gauge', value: limiter.running },
         { name: 'degraded_fallback_waiting', help: 'PostgreSQL fallback reads waiting for a slot', type: 'gauge', value: limiter.waiting },
       ]);
