@@ -56,7 +56,7 @@ describe('sample orders: picking', () => {
     expect(orders.length).toBeLessThan(10); // stopped when sold out
 
     const shops = sampleShops(7, SIZES);
-    const listed = new Map(shops.flatMap((s) => [...s.skuIds].map((sku, j) => [`${s.sellerId}:${sku}`, s.quantities[j]!] as const)));
+    const listed = new Map<string, number>(shops.flatMap((s) => [...s.skuIds].map((sku, j) => [`${s.sellerId}:${sku}`, s.quantities[j]!] as const)));
     const ordered = new Map<string, number>();
     for (const o of pickOrders(7, shops, 1_500)) {
       for (const l of o.order.lines) ordered.set(`${o.order.sellerId}:${l.skuId}`, (ordered.get(`${o.order.sellerId}:${l.skuId}`) ?? 0) + l.quantity);
