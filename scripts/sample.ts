@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     console.error(`[sample] wrote ${args.out} in ${Math.round(performance.now() - started)} ms`);
     return;
   }
-  // Room for the concurrent order moves.
+  // Room for the concurrent order entries and moves.
   const pool = createPool(loadEnv().DATABASE_URL, 5);
   try {
     await loadSample(pool, sample, progress);

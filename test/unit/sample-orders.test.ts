@@ -4,6 +4,7 @@ import { parseFixture } from '../../src/fixtures/parse.js';
 import { fulfillmentBodySchema, cancelBodySchema } from '../../src/contract/orders.js';
 import { sampleSizes, seller, sellerQuotas } from '../../src/sample/model.js';
 import { browseEligible, fixtureOrder, pickOrders, sampleShops, type ShopFacts } from '../../src/sample/orders.js';
+import { entryGroups } from '../../src/sample/pg-orders.js';
 
 const SIZES = sampleSizes(3_000);
 
@@ -110,5 +111,22 @@ describe('sample orders: picking', () => {
     // Every eligible seller with a quota has at least one matched, in-stock listing at this size.
     expect(shops).toEqual(eligible.map((s) => s.sellerId));
     expect(shops.slice(0, 3)).toEqual([1, 2, 3]);
+  });
+
+  it('splits entry into groups of disjoint sellers, the orders of each seller in run order', () => {
+    const orders = pickOrders(8, sampleShops(8, SIZES), 600);
+    const groups = entryGroups(orders, 3);
+    expect(groups).toHaveLength(3);
+    expect(groups.flat().map((o) => o.orderId).sort()).toEqual(orders.map((o) => o.orderId).sort());
+    const sellersOf = groups.map((g) => new Set(g.map((o) => o.order.sellerId)));
+    for (const s of sellersOf[0]!) expect(sellersOf[1]!.has(s) || sellersOf[2]!.has(s)).toBe(false);
+    for (const s of sellersOf[1]!) expect(sellersOf[2]!.has(s)).toBe(false);
+    const rank = new Map(orders.map((o, i) => [o.orderId, i]));
+    for (const g of groups) {
+      const bySeller = new Map<number, number[]>();
+      for (const o of g) bySeller.set(o.order.sellerId, [...(bySeller.get(o.order.sellerId) ?? []), rank.get(o.orderId)!]);
+      for (const ranks of bySeller.values()) expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    }
+    expect(entryGroups(orders, 3)).toEqual(groups);
   });
 });
