@@ -2,10 +2,17 @@
 # npm run demo: the whole service on this machine with sample data, API on http://localhost:$PORT.
 # Installs dependencies, starts PostgreSQL + Elasticsearch (scripts/stack.sh; skipped where
 # DATABASE_URL / ELASTICSEARCH_URL are set), migrates, loads ~50,000 sample listings (idempotent:
-# same seed => no change on a re-run), starts the indexer, the webhook dispatcher and the API,
+# same seed => no change on a re-run) and ~2,000 sample orders (entered through checkout, some
+# accepted, shipped, delivered or cancelled through the seller API's operations; same seed => the
+# same orders, nothing changes on a re-run), starts the indexer, the webhook dispatcher and the API,
 # prints example requests, then stays in the foreground until Ctrl-C (which stops them; the stack keeps
-# running: npm run stack:down stops it). DEMO_LISTINGS, DEMO_SEED, PORT, INDEX_PREFIX adjust it;
-# DEMO_EXIT_AFTER_READY=1 exits once everything answers (for checks).
+# running: npm run stack:down stops it). DEMO_LISTINGS, DEMO_ORDERS (0: none), DEMO_SEED, PORT,
+# INDEX_PREFIX adjust it; DEMO_EXIT_AFTER_READY=1 exits once everything answers (for checks).
+# No local webhook receiver: endpoints are part of a seller's record (the sample's or a fixture's,
+# no API sets them), so pointing seller 1 at one would mean rewriting that record after every
+# sample load, and an order's event is routed when it is written, before the receiver exists.
+# Sample sellers' endpoints are https://hooks.example/... (unreachable here): their events retry and
+# end `failed`, visible in the dispatcher's log and metrics; `npm run webhooks:redeliver` re-queues them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '[demo] %s\n' "$*" >&2; }
@@ -26,8 +33,9 @@ say "ELASTICSEARCH_URL=$ELASTICSEARCH_URL"
 say "migrating"
 npx tsx scripts/migrate.ts >&2
 
-say "loading ${DEMO_LISTINGS:-50000} sample listings (seed ${DEMO_SEED:-1})"
-npx tsx scripts/sample.ts --listings "${DEMO_LISTINGS:-50000}" --seed "${DEMO_SEED:-1}" --load
+orders="${DEMO_ORDERS:-2000}"
+say "loading ${DEMO_LISTINGS:-50000} sample listings and $orders orders (seed ${DEMO_SEED:-1})"
+npx tsx scripts/sample.ts --listings "${DEMO_LISTINGS:-50000}" --seed "${DEMO_SEED:-1}" --orders "$orders" --load
 
 mkdir -p .stack
 pids=()
@@ -85,7 +93,23 @@ cat <<MSG
 Seller API (a fresh key for seller '$seller', shown once):
   curl -s 'http://localhost:$PORT/me' -H 'Authorization: Bearer $key'
   curl -s 'http://localhost:$PORT/listings?limit=2' -H 'Authorization: Bearer $key'
+  curl -s 'http://localhost:$PORT/orders?limit=2' -H 'Authorization: Bearer $key'
 MSG
+  # Example orders of seller 1 (the API has no order search): any one, a created one to accept, a
+  # created one with two or more units to cancel in part, an accepted tracked one to ship.
+  pick() { psql "$DATABASE_URL" -tAc "$1" 2>/dev/null | head -1 || true; }
+  any=$(pick "SELECT order_id FROM orders WHERE seller_id = 1 ORDER BY created_at DESC LIMIT 1")
+  to_accept=$(pick "SELECT order_id FROM orders WHERE seller_id = 1 AND status = 'created' ORDER BY created_at LIMIT 1")
+  to_cancel=$(pick "SELECT o.order_id || ' ' || min(l.sku_id) FROM orders o JOIN order_lines l USING (order_id) WHERE o.seller_id = 1 AND o.status = 'created' AND o.order_id <> '$to_accept' GROUP BY o.order_id HAVING sum(l.quantity) > 1 ORDER BY o.order_id LIMIT 1")
+  to_ship=$(pick "SELECT order_id FROM orders WHERE seller_id = 1 AND status = 'accepted' AND shipping_tracked ORDER BY created_at LIMIT 1")
+  auth="-H 'Authorization: Bearer $key'"
+  json="-H 'Content-Type: application/json'"
+  [ -n "$any" ] && echo "  curl -s 'http://localhost:$PORT/orders/$any' $auth"
+  [ -n "$to_accept" ] && echo "  curl -s -X PATCH 'http://localhost:$PORT/orders/$to_accept/fulfillment' $auth $json -d '{\"status\":\"accepted\"}'"
+  [ -n "$to_ship" ] && echo "  curl -s -X PATCH 'http://localhost:$PORT/orders/$to_ship/fulfillment' $auth $json -d '{\"status\":\"shipped\",\"trackingCompany\":\"Canada Post\",\"trackingNumber\":\"7023210039414604\"}'"
+  if [ -n "$to_cancel" ]; then
+    echo "  curl -s -X POST 'http://localhost:$PORT/orders/${to_cancel% *}/cancel' $auth $json -d '{\"lines\":[{\"skuId\":${to_cancel#* },\"quantity\":1}]}'   (one unit; -d '{}' cancels the whole order)"
+  fi
 fi
 echo "Indexer metrics: http://127.0.0.1:${INDEXER_METRICS_PORT:-9464}/metrics   Webhook metrics: http://127.0.0.1:${WEBHOOK_METRICS_PORT:-9465}/metrics"
 echo "Ctrl-C stops the API, the indexer and the webhook dispatcher (in-flight deliveries finish first)."

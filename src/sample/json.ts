@@ -20,12 +20,14 @@ async function writeArray(out: Writable, key: string, rows: Iterable<unknown>, l
   await write(out, `${first ? '' : '\n  '}]${last ? '\n' : ',\n'}`);
 }
 
-export async function writeSampleJson(out: Writable, sample: Sample, onRow: (table: string) => void = () => {}): Promise<void> {
+/** `orders` (fixture-format rows), when given, go last: the loader enters them after the rest. */
+export async function writeSampleJson(out: Writable, sample: Sample, onRow: (table: string) => void = () => {}, orders?: readonly unknown[]): Promise<void> {
   await write(out, `{\n  "platform": ${JSON.stringify(sample.platform)},\n`);
   await writeArray(out, 'products', sample.products(), false, () => onRow('products'));
   await writeArray(out, 'skus', sample.skus(), false, () => onRow('skus'));
   await writeArray(out, 'sellers', sample.sellers(), false, () => onRow('sellers'));
   await writeArray(out, 'listings', sample.listings(), false, () => onRow('listings'));
-  await writeArray(out, 'handoffStores', sample.handoffStores(), true, () => onRow('handoffStores'));
+  await writeArray(out, 'handoffStores', sample.handoffStores(), orders === undefined, () => onRow('handoffStores'));
+  if (orders !== undefined) await writeArray(out, 'orders', orders, true, () => onRow('orders'));
   await write(out, '}\n');
 }
