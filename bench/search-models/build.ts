@@ -6,7 +6,8 @@
 //
 // Writes /tmp/scale/nested.ndjson (the nested documents, one a line): the exact reference of
 // compare.ts is computed from it in memory, independently of Elasticsearch.
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
@@ -19,11 +20,16 @@ import { cardDoc, foldOffer, searchItem, type CardFold } from '../../src/search/
 import { snapshotChunks } from '../../indexer/rebuild.js';
 import { writeSerialized, type BulkBody } from '../../indexer/bulk.js';
 import { load } from '../world.js';
-import { addOffer, nestedMapping, NESTED_INDEX, settings, skusMapping, SKUS_INDEX, type Group, type ProductGroups } from './model.js';
+import { addOffer, comboFields, comboMapping, COMBO_INDEX, nestedMapping, NESTED_INDEX, settings, skusMapping, SKUS_INDEX, type Group, type ProductGroups } from './model.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
-  options: { models: { type: 'string', default: 'nested,skus,cards' }, out: { type: 'string', default: '/tmp/scale' } },
+  options: {
+    models: { type: 'string', default: 'nested,skus,combo,cards' },
+    out: { type: 'string', default: '/tmp/scale' },
+    /** Read the nested documents of an earlier run (its nested.ndjson) instead of PostgreSQL: combo only. */
+    from: { type: 'string' },
+  },
 });
 const models = new Set(values.models.split(','));
 const env = loadEnv();
@@ -36,7 +42,13 @@ const products = new Map<number, ProductGroups>();
 const folds = new Map<number, CardFold>();
 let offers = 0;
 const t0 = performance.now();
-{
+if (values.from) {
+  for await (const line of createInterface({ input: createReadStream(values.from) })) {
+    if (!line) continue;
+    const d = JSON.parse(line) as { productId: number; groups: Group[] };
+    products.set(d.productId, { fields: null as never, groups: new Map(d.groups.map((g, i) => [String(i), g])), doc: d } as ProductGroups);
+  }
+} else {
   const db = await pool.connect();
   try {
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -69,6 +81,11 @@ type Doc = { id: string; doc: Record<string, unknown> };
 
 function* nestedDocs(): Generator<Doc> {
   for (const [productId, p] of products) {
+    const read = (p as ProductGroups & { doc?: Record<string, unknown> }).doc;
+    if (read) {
+      yield { id: `c:${productId}`, doc: read };
+      continue;
+    }
     const card = cardDoc(folds.get(productId)!);
     yield { id: `c:${productId}`, doc: { ...card, groups: [...p.groups.values()].map(groupSource) } };
   }
@@ -86,6 +103,18 @@ const groupSource = (g: Group) => ({
   isSealed: g.isSealed,
   price: g.price,
 });
+
+function* comboDocs(): Generator<Doc> {
+  for (const d of nestedDocs()) {
+    const gs = products.get(d.doc.productId as number)!.groups.values();
+    const groups = d.doc.groups as ReturnType<typeof groupSource>[];
+    const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => x !== null))].sort();
+    yield {
+      id: d.id,
+      doc: { ...d.doc, sellerCode: uniq(groups.map((g) => g.sellerCode)), checkoutMode: uniq(groups.map((g) => g.checkoutMode)), ...comboFields(gs) },
+    };
+  }
+}
 
 function* cardDocs(): Generator<Doc> {
   for (const [productId, f] of folds) yield { id: `c:${productId}`, doc: cardDoc(f) as unknown as Record<string, unknown> };
@@ -196,6 +225,7 @@ delete (cardMappings.properties as Record<string, unknown>).groups;
 const plan: [string, string, Record<string, unknown>, () => Iterable<Doc>][] = [
   ['nested', NESTED_INDEX, nestedMapping, nestedDocs],
   ['skus', SKUS_INDEX, skusMapping, skuDocs],
+  ['combo', COMBO_INDEX, comboMapping, comboDocs],
   ['cards', 'scale-cards', cardMappings, cardDocs],
 ];
 mkdirSync(values.out, { recursive: true });
@@ -213,7 +243,7 @@ for (const [model, index, mappings, docs] of plan) {
   const rawMs = await bulkAll(es, rawBodies);
   await es.indices.delete({ index: raw });
   log(`${model}: raw _bulk of the same documents ${Math.round(rawMs)} ms (again, into ${raw}); ${load()}`);
-  if (model === 'nested') {
+  if (model === 'nested' && !values.from) {
     const out = createWriteStream(`${values.out}/nested.ndjson`);
     for (const d of nestedDocs()) if (!out.write(`${JSON.stringify(d.doc)}\n`)) await once(out, 'drain');
     out.end();

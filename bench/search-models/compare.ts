@@ -18,8 +18,8 @@ import { searchBody } from '../../src/search/queries/search-body.js';
 import { searchPage, type SearchPage } from '../../src/search/queries/search-result.js';
 import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/queries/card-search.js';
 import { load, pct } from '../world.js';
-import { NESTED_INDEX, SKUS_INDEX } from './model.js';
-import { nestedSearchBody, nestedSearchPage, reference, skusSearchBody, skusSearchPage, type RefProduct } from './queries.js';
+import { COMBO_INDEX, NESTED_INDEX, SKUS_INDEX } from './model.js';
+import { comboSearchBody, comboSearchPage, nestedSearchBody, nestedSearchPage, reference, skusSearchBody, skusSearchPage, type RefProduct } from './queries.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -28,7 +28,7 @@ const { values } = parseArgs({
     'reps-current': { type: 'string', default: '5' },
     walk: { type: 'boolean', default: false },
     only: { type: 'string' },
-    paths: { type: 'string', default: 'current,nested,skus' },
+    paths: { type: 'string', default: 'current,nested,skus,combo' },
     out: { type: 'string', default: '/tmp/scale/compare.json' },
   },
 });
@@ -48,7 +48,7 @@ const perStore = new Map<string, number>();
 for (const p of products) for (const g of p.groups) if (g.sellerCode) perStore.set(g.sellerCode, (perStore.get(g.sellerCode) ?? 0) + 1);
 const largest = [...perStore].sort((a, b) => b[1] - a[1]).map(([k]) => k);
 
-export const CASES: Record<string, string>[] = [
+export const CASES: Record<string, string | string[]>[] = [
   { condition: 'Near Mint' },
   { checkoutMode: 'express' },
   { condition: 'Near Mint', language: 'English' },
@@ -61,14 +61,17 @@ export const CASES: Record<string, string>[] = [
   { keyword: 'dragon', condition: 'Near Mint' },
   { keyword: 'dragon' },
   {},
+  { condition: ['Near Mint', 'Lightly Played'], language: 'Japanese' },
+  { checkoutMode: 'manual', language: 'English', finish: 'Foil' },
 ];
 
-type Path = 'current' | 'nested' | 'skus';
+type Path = 'current' | 'nested' | 'skus' | 'combo';
 const PATHS = values.paths.split(',') as Path[];
 
 function bodyOf(path: Path, q: SearchQuery, after: string | null): { index: string; body: Record<string, unknown> } {
   if (path === 'current') return { index: alias, body: usesCards(q) ? cardSearchBody(q, after) : searchBody(q, after) };
   if (path === 'nested') return { index: NESTED_INDEX, body: nestedSearchBody(q, after) };
+  if (path === 'combo') return { index: COMBO_INDEX, body: comboSearchBody(q, after) };
   return { index: SKUS_INDEX, body: skusSearchBody(q, after) };
 }
 
@@ -86,7 +89,9 @@ async function run(path: Path, q: SearchQuery, after: string | null): Promise<{ 
         : searchPage(res.aggregations!, q.limit)
       : path === 'nested'
         ? nestedSearchPage(res, q)
-        : skusSearchPage(res, q);
+        : path === 'combo'
+          ? comboSearchPage(res, q)
+          : skusSearchPage(res, q);
   return { took: res.took, page };
 }
 
@@ -151,6 +156,7 @@ for (const [ci, raw] of CASES.entries()) {
 log(load());
 
 // Cursor walks: every page of the nested model, checked against the reference's full order.
+const walkPath: Path = PATHS.includes('combo') ? 'combo' : 'nested';
 if (values.walk) {
   for (const raw of [{ language: 'Korean', limit: '100' }, { sellerCode: largest[4]!, condition: 'Near Mint', limit: '100', sort: 'name_desc' }]) {
     const q = searchQuerySchema.parse(raw);
@@ -160,7 +166,7 @@ if (values.walk) {
     let after: string | null = null;
     let pages = 0;
     for (;;) {
-      const r = await run('nested', q, after);
+      const r = await run(walkPath, q, after);
       tooks.push(r.took);
       pages++;
       seen.push(...r.page.items.map((i) => i.productId));
@@ -171,7 +177,7 @@ if (values.walk) {
     const firstTen = tooks.slice(0, 10);
     const lastTen = tooks.slice(-10);
     const mean = (xs: number[]) => (xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(1);
-    const line = `walk ${JSON.stringify(raw)}: ${pages} pages, ${seen.length} items, exactly the reference order: ${same}; took mean first 10 pages ${mean(firstTen)} ms, last 10 ${mean(lastTen)} ms; ${load()}`;
+    const line = `walk (${walkPath}) ${JSON.stringify(raw)}: ${pages} pages, ${seen.length} items, exactly the reference order: ${same}; took mean first 10 pages ${mean(firstTen)} ms, last 10 ${mean(lastTen)} ms; ${load()}`;
     console.log(line);
     results.push({ walk: raw, pages, items: seen.length, same, tooks });
   }

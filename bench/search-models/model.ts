@@ -7,6 +7,7 @@
 import type { OfferDoc, ProductFields } from '../../src/search/documents.js';
 
 export const NESTED_INDEX = 'scale-nested';
+export const COMBO_INDEX = 'scale-combo';
 export const SKUS_INDEX = 'scale-skus';
 
 /** One shown (sku, store) group of a product: what every offer-level filter and the item need. */
@@ -129,6 +130,47 @@ export const skusMapping = {
     isSealed: { type: 'boolean' },
     price: { type: 'integer' },
     item: { type: 'object', enabled: false },
+  },
+};
+
+// ---- (c) cards with combination keys (docs/search-scale.md): for every set of two or more
+// offer-level dimensions, the product's distinct value tuples over its shown groups, as one
+// multi-valued keyword field. "Has a group with condition NM and language English" is then a term
+// on the card (x_cl = "Near Mint\u0001English"), and a facet's disjunctive product count is a
+// terms doc_count with an `include` regex fixing the other selected dimensions.
+export const DIMS = ['c', 'l', 'f', 's', 'm'] as const;
+export type Dim = (typeof DIMS)[number];
+export const SEP = '\u0001';
+/** A group's value of a dimension: seller is the facet value (sellerCode + U+0000 + storeName). */
+export const dimValue = (g: Group, d: Dim): string | null =>
+  d === 'c' ? g.condition : d === 'l' ? g.language : d === 'f' ? g.finish : d === 's' ? g.sellerFacet : g.checkoutMode;
+/** Every subset of DIMS with at least two members, in DIMS order. */
+export const COMBOS: Dim[][] = [];
+for (let mask = 0; mask < 1 << DIMS.length; mask++) {
+  const ds = DIMS.filter((_, i) => mask & (1 << i));
+  if (ds.length >= 2) COMBOS.push(ds);
+}
+export const comboField = (ds: Dim[]) => `x_${ds.join('')}`;
+
+export function comboFields(groups: Iterable<Group>): Record<string, string[]> {
+  const out: Record<string, Set<string>> = {};
+  for (const g of groups) {
+    for (const ds of COMBOS) {
+      const vs = ds.map((d) => dimValue(g, d));
+      if (vs.some((v) => v === null)) continue; // a null never matches a filter nor shows in a facet
+      (out[comboField(ds)] ??= new Set()).add(vs.join(SEP));
+    }
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
+}
+
+export const comboMapping = {
+  dynamic: 'strict',
+  properties: {
+    ...nestedMapping.properties,
+    sellerCode: kw,
+    checkoutMode: kwFacet,
+    ...Object.fromEntries(COMBOS.map((ds) => [comboField(ds), kwFacet])),
   },
 };
 

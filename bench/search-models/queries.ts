@@ -6,7 +6,7 @@ import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/quer
 import { FACETS, type FacetName } from '../../src/search/queries/filters.js';
 import { sellerFacetValue, type SearchPage } from '../../src/search/queries/search-result.js';
 import { compareCodePoints, terms } from '../../src/search/text.js';
-import type { Group } from './model.js';
+import { comboField, dimValue, DIMS, SEP, type Dim, type Group } from './model.js';
 
 type Clause = Record<string, unknown>;
 const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
@@ -271,4 +271,134 @@ export function reference(products: RefProduct[], q: SearchQuery): { items: Sear
     else facets[f] = sorted.map(([k, n]) => ({ value: k, count: n }));
   }
   return { items, sortKeys: matched.map((m) => m.p.sortKey), facets };
+}
+
+// ------------------------------------------------- (c) cards with combination keys (+ nested fallback)
+
+const RE_SPECIAL = /[.?+*|{}[\]()"\\#@&<>~]/g;
+const reEscape = (s: string) => s.replace(RE_SPECIAL, (c) => `\\${c}`);
+const ANY = `[^${SEP}]*`;
+
+/** The selected values per offer dimension (seller as a pattern on sellerCode + U+0000 + name). */
+function selections(q: SearchQuery): Partial<Record<Dim, string[]>> {
+  const sel: Partial<Record<Dim, string[]>> = {};
+  if (q.condition) sel.c = q.condition;
+  if (q.language) sel.l = q.language;
+  if (q.finish) sel.f = q.finish;
+  if (q.sellerCode !== undefined) sel.s = [q.sellerCode];
+  if (q.checkoutMode !== 'any') sel.m = [q.checkoutMode];
+  return sel;
+}
+const ROOT_FIELD: Record<Dim, string> = { c: 'condition', l: 'language', f: 'finish', s: 'sellerCode', m: 'checkoutMode' };
+const FACET_DIM: Partial<Record<FacetName, Dim>> = { condition: 'c', language: 'l', finish: 'f', seller: 's' };
+
+function dimPattern(d: Dim, values: string[] | null): string {
+  if (values === null) return ANY;
+  if (d === 's') return `${reEscape(values[0]!)}\u0000${ANY}`;
+  return values.length === 1 ? reEscape(values[0]!) : `(${values.map(reEscape).join('|')})`;
+}
+
+/** Products with a group matching every selection, as one clause on the card (null: no selection). */
+function comboFilter(sel: Partial<Record<Dim, string[]>>): Clause | null {
+  const ds = DIMS.filter((d) => sel[d]);
+  if (ds.length === 0) return null;
+  if (ds.length === 1) return anyOf(ROOT_FIELD[ds[0]!], sel[ds[0]!]!);
+  return { regexp: { [comboField(ds)]: { value: ds.map((d) => dimPattern(d, sel[d]!)).join(SEP), flags: 'NONE' } } };
+}
+
+export function comboSearchBody(q: SearchQuery, after: string | null): Record<string, unknown> {
+  if (usesCards(q)) return cardSearchBody(q, after);
+  const c = modelClauses(q, 'groups.');
+  const sel = selections(q);
+  const all = comboFilter(sel)!;
+  const facetAggs: Record<string, unknown> = {};
+  const nestedBody = nestedSearchBody(q, after) as { aggs: Record<string, unknown> };
+  for (const f of FACETS) {
+    const d = FACET_DIM[f];
+    if (d === undefined) {
+      facetAggs[`facet_${f}`] = {
+        filter: bool([...c.productExcept(f), all]),
+        aggs: { values: { terms: { field: f, size: FACET_SIZE, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
+      };
+      continue;
+    }
+    const others = DIMS.filter((x) => x !== d && sel[x]);
+    if (others.length === 0) {
+      facetAggs[`facet_${f}`] = nestedBody.aggs[`facet_${f}`]; // the card field's doc_count
+      continue;
+    }
+    if (others.some((x) => sel[x]!.length > 1)) {
+      // two values of another dimension would split a product over two buckets: nested fallback
+      facetAggs[`facet_${f}`] = nestedBody.aggs[`facet_${f}`];
+      continue;
+    }
+    const ds = DIMS.filter((x) => x === d || sel[x]);
+    facetAggs[`facet_${f}`] = {
+      filter: bool(c.productExcept(null)),
+      aggs: {
+        values: {
+          terms: {
+            field: comboField(ds),
+            size: FACET_SIZE,
+            order: [{ _count: 'desc' }, { _key: 'asc' }],
+            include: ds.map((x) => dimPattern(x, x === d ? null : sel[x]!)).join(SEP),
+          },
+        },
+      },
+      meta: { at: ds.indexOf(d) },
+    };
+  }
+  return {
+    size: q.limit + 1,
+    track_total_hits: false,
+    _source: ['card', 'groups'],
+    query: bool([{ term: { docType: 'card' } }, ...c.root]),
+    post_filter: bool([...c.productExcept(null), all]),
+    sort: [{ sortKey: { order: q.sort === 'name' ? 'asc' : 'desc' } }],
+    ...(after === null ? {} : { search_after: [after] }),
+    aggs: facetAggs,
+  };
+}
+
+export function comboSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, q: SearchQuery): SearchPage {
+  if (usesCards(q)) return cardSearchPage(res, q.limit);
+  const hits = res.hits.hits as { _source: { card: SearchItem; groups: Group[] }; sort: [string] }[];
+  const sel = selections(q);
+  const ok = (g: Group) =>
+    DIMS.every((d) => {
+      const vs = sel[d];
+      if (!vs) return true;
+      if (d === 's') return g.sellerCode === vs[0];
+      const v = dimValue(g, d);
+      return v !== null && vs.includes(v);
+    });
+  const items = hits.slice(0, q.limit).map((h) => {
+    const gs = h._source.groups.filter(ok);
+    const { productId, name, set, category, rarity, collectorNumber, imageUrl } = h._source.card;
+    return searchItem(
+      { productId, name, set, category, rarity, collectorNumber, imageUrl },
+      {
+        fromPrice: Math.min(...gs.map((g) => g.price)),
+        sellerCount: new Set(gs.map((g) => g.storeKey)).size,
+        isSealed: gs.some((g) => g.isSealed),
+        hasNative: gs.some((g) => g.lane === 'native'),
+      },
+    );
+  });
+  const facets = {} as Facets;
+  for (const f of FACETS) {
+    const a = res.aggregations![`facet_${f}`] as {
+      meta?: { at: number };
+      values?: { buckets: Bucket[] };
+      g?: { m: { values: { buckets: Bucket[] } } };
+    };
+    const buckets = (a.values ?? a.g!.m.values).buckets.map((b) => ({
+      key: a.meta ? b.key.split(SEP)[a.meta.at]! : b.key,
+      count: b.products?.doc_count ?? b.doc_count,
+    }));
+    if (f === 'seller') facets.seller = buckets.map((b) => sellerFacetValue(b.key, b.count));
+    else facets[f] = buckets.map((b) => ({ value: b.key, count: b.count }));
+  }
+  const nextAfter = hits.length > q.limit ? hits[q.limit - 1]!.sort[0] : null;
+  return { items, facets, nextAfter };
 }
