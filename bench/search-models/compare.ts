@@ -133,12 +133,14 @@ for (const [ci, raw] of CASES.entries()) {
     const refItems = ref.items.slice(depth * q.limit, (depth + 1) * q.limit);
     const tooks: Record<string, number[]> = {};
     const diffs: Record<string, Diff> = {};
-    for (const path of PATHS) {
-      const reps = path === 'current' ? Number(values['reps-current']) : Number(values.reps);
-      tooks[path] = [];
-      for (let i = 0; i < reps; i++) {
+    // Interleaved (one run of each path per round), so load changes of the shared machine fall on
+    // every path alike.
+    for (const path of PATHS) tooks[path] = [];
+    for (let i = 0; i < Number(values.reps); i++) {
+      for (const path of PATHS) {
+        if (path === 'current' && i >= Number(values['reps-current'])) continue;
         const r = await run(path, q, after);
-        tooks[path].push(r.took);
+        tooks[path]!.push(r.took);
         if (i === 0) diffs[path] = diff(r.page, refItems, ref.facets);
       }
     }

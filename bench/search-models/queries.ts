@@ -333,8 +333,11 @@ export function comboSearchBody(q: SearchQuery, after: string | null): Record<st
       continue;
     }
     const ds = DIMS.filter((x) => x === d || sel[x]);
+    // Only cards with a group matching the other selections can count: the same doc_counts over
+    // far fewer cards when the other selections are selective.
+    const othersSel = Object.fromEntries(others.map((x) => [x, sel[x]!]));
     facetAggs[`facet_${f}`] = {
-      filter: bool(c.productExcept(null)),
+      filter: bool([...c.productExcept(null), comboFilter(othersSel)!]),
       aggs: {
         values: {
           terms: {
