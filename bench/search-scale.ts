@@ -231,7 +231,12 @@ function passes(n: number): Req[] {
 
 async function sendEs(r: Req): Promise<Sample> {
   const started = performance.now();
-  const res = await fetch(esBase + r.es.path, { method: r.es.method, body: r.es.body || undefined, headers: { 'content-type': r.es.contentType } });
+  // Elasticsearch 9 refuses a compatible-with content type without the matching Accept.
+  const res = await fetch(esBase + r.es.path, {
+    method: r.es.method,
+    body: r.es.body || undefined,
+    headers: { 'content-type': r.es.contentType, accept: r.es.contentType },
+  });
   const text = await res.text();
   const ms = performance.now() - started;
   const took = /^\{"took":(\d+)/.exec(text)?.[1];
@@ -282,6 +287,8 @@ try {
     const loadEs = load();
     const a = await loop(passes(n), c, sendApi);
     const loadApi = load();
+    const esFailed = e.samples.filter((s) => s.status !== 200);
+    if (esFailed.length > 0) throw new Error(`${esFailed.length} Elasticsearch requests failed, e.g. ${esFailed[0]!.label}: HTTP ${esFailed[0]!.status}`);
     log(`c=${c}: ES pass ${e.secs.toFixed(0)} s (${loadEsStart} -> ${loadEs}), API pass ${a.secs.toFixed(0)} s (${loadApi})`);
     out.push(`\n### ${c} connection${c === 1 ? '' : 's'}, ${n} pass${n === 1 ? '' : 'es'} over the mix (ES: ${loadEs}; API: ${loadApi})`);
     out.push('| group | searches | ES took p50 / p99 ms | API p50 / p99 ms | API 5xx | API degraded | other non-2xx |');
