@@ -20,7 +20,7 @@ import { cardDoc, foldOffer, searchItem, type CardFold } from '../../src/search/
 import { snapshotChunks } from '../../indexer/rebuild.js';
 import { writeSerialized, type BulkBody } from '../../indexer/bulk.js';
 import { load } from '../world.js';
-import { addOffer, comboFields, comboMapping, COMBO_INDEX, nestedMapping, NESTED_INDEX, settings, skusMapping, SKUS_INDEX, type Group, type ProductGroups } from './model.js';
+import { addOffer, combo3Mapping, COMBO3_INDEX, COMBO3_MAX, comboFields, comboMapping, COMBO_INDEX, nestedMapping, NESTED_INDEX, settings, skusMapping, SKUS_INDEX, type Group, type ProductGroups } from './model.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -104,14 +104,14 @@ const groupSource = (g: Group) => ({
   price: g.price,
 });
 
-function* comboDocs(): Generator<Doc> {
+function* comboDocs(max: number = 5): Generator<Doc> {
   for (const d of nestedDocs()) {
     const gs = products.get(d.doc.productId as number)!.groups.values();
     const groups = d.doc.groups as ReturnType<typeof groupSource>[];
     const uniq = (xs: (string | null)[]) => [...new Set(xs.filter((x): x is string => x !== null))].sort();
     yield {
       id: d.id,
-      doc: { ...d.doc, sellerCode: uniq(groups.map((g) => g.sellerCode)), checkoutMode: uniq(groups.map((g) => g.checkoutMode)), ...comboFields(gs) },
+      doc: { ...d.doc, sellerCode: uniq(groups.map((g) => g.sellerCode)), checkoutMode: uniq(groups.map((g) => g.checkoutMode)), ...comboFields(gs, max) },
     };
   }
 }
@@ -226,6 +226,7 @@ const plan: [string, string, Record<string, unknown>, () => Iterable<Doc>][] = [
   ['nested', NESTED_INDEX, nestedMapping, nestedDocs],
   ['skus', SKUS_INDEX, skusMapping, skuDocs],
   ['combo', COMBO_INDEX, comboMapping, comboDocs],
+  ['combo3', COMBO3_INDEX, combo3Mapping, () => comboDocs(COMBO3_MAX)],
   ['cards', 'scale-cards', cardMappings, cardDocs],
 ];
 mkdirSync(values.out, { recursive: true });

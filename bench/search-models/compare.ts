@@ -18,8 +18,8 @@ import { searchBody } from '../../src/search/queries/search-body.js';
 import { searchPage, type SearchPage } from '../../src/search/queries/search-result.js';
 import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/queries/card-search.js';
 import { load, pct } from '../world.js';
-import { COMBO_INDEX, NESTED_INDEX, SKUS_INDEX } from './model.js';
-import { comboSearchBody, comboSearchPage, nestedSearchBody, nestedSearchPage, reference, skusSearchBody, skusSearchPage, type RefProduct } from './queries.js';
+import { COMBO3_INDEX, COMBO3_MAX, COMBO_INDEX, NESTED_INDEX, SKUS_INDEX } from './model.js';
+import { comboSearchBody, comboSearchPage, setComboMax, nestedSearchBody, nestedSearchPage, reference, skusSearchBody, skusSearchPage, type RefProduct } from './queries.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -65,13 +65,16 @@ export const CASES: Record<string, string | string[]>[] = [
   { checkoutMode: 'manual', language: 'English', finish: 'Foil' },
 ];
 
-type Path = 'current' | 'nested' | 'skus' | 'combo';
+type Path = 'current' | 'nested' | 'skus' | 'combo' | 'combo3';
 const PATHS = values.paths.split(',') as Path[];
 
 function bodyOf(path: Path, q: SearchQuery, after: string | null): { index: string; body: Record<string, unknown> } {
   if (path === 'current') return { index: alias, body: usesCards(q) ? cardSearchBody(q, after) : searchBody(q, after) };
   if (path === 'nested') return { index: NESTED_INDEX, body: nestedSearchBody(q, after) };
-  if (path === 'combo') return { index: COMBO_INDEX, body: comboSearchBody(q, after) };
+  if (path === 'combo' || path === 'combo3') {
+    setComboMax(path === 'combo' ? 5 : COMBO3_MAX);
+    return { index: path === 'combo' ? COMBO_INDEX : COMBO3_INDEX, body: comboSearchBody(q, after) };
+  }
   return { index: SKUS_INDEX, body: skusSearchBody(q, after) };
 }
 
@@ -89,7 +92,7 @@ async function run(path: Path, q: SearchQuery, after: string | null): Promise<{ 
         : searchPage(res.aggregations!, q.limit)
       : path === 'nested'
         ? nestedSearchPage(res, q)
-        : path === 'combo'
+        : path === 'combo' || path === 'combo3'
           ? comboSearchPage(res, q)
           : skusSearchPage(res, q);
   return { took: res.took, page };

@@ -8,6 +8,9 @@ import type { OfferDoc, ProductFields } from '../../src/search/documents.js';
 
 export const NESTED_INDEX = 'scale-nested';
 export const COMBO_INDEX = 'scale-combo';
+/** (c) trimmed: combination keys of two and three dimensions only; more fall back to nested. */
+export const COMBO3_INDEX = 'scale-combo3';
+export const COMBO3_MAX = 3;
 export const SKUS_INDEX = 'scale-skus';
 
 /** One shown (sku, store) group of a product: what every offer-level filter and the item need. */
@@ -152,10 +155,11 @@ for (let mask = 0; mask < 1 << DIMS.length; mask++) {
 }
 export const comboField = (ds: Dim[]) => `x_${ds.join('')}`;
 
-export function comboFields(groups: Iterable<Group>): Record<string, string[]> {
+export function comboFields(groups: Iterable<Group>, max: number = DIMS.length): Record<string, string[]> {
   const out: Record<string, Set<string>> = {};
+  const combos = COMBOS.filter((ds) => ds.length <= max);
   for (const g of groups) {
-    for (const ds of COMBOS) {
+    for (const ds of combos) {
       const vs = ds.map((d) => dimValue(g, d));
       if (vs.some((v) => v === null)) continue; // a null never matches a filter nor shows in a facet
       (out[comboField(ds)] ??= new Set()).add(vs.join(SEP));
@@ -171,6 +175,16 @@ export const comboMapping = {
     sellerCode: kw,
     checkoutMode: kwFacet,
     ...Object.fromEntries(COMBOS.map((ds) => [comboField(ds), kwFacet])),
+  },
+};
+
+export const combo3Mapping = {
+  dynamic: 'strict',
+  properties: {
+    ...nestedMapping.properties,
+    sellerCode: kw,
+    checkoutMode: kwFacet,
+    ...Object.fromEntries(COMBOS.filter((ds) => ds.length <= COMBO3_MAX).map((ds) => [comboField(ds), kwFacet])),
   },
 };
 

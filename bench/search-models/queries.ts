@@ -298,11 +298,19 @@ function dimPattern(d: Dim, values: string[] | null): string {
   return values.length === 1 ? reEscape(values[0]!) : `(${values.map(reEscape).join('|')})`;
 }
 
+/** Largest set of dimensions with a combination field (5: all; the trimmed index has 3). */
+let comboMax = 5;
+export const setComboMax = (n: number) => {
+  comboMax = n;
+};
+const GROUP_FIELD: Record<Dim, string> = { c: 'groups.condition', l: 'groups.language', f: 'groups.finish', s: 'groups.sellerCode', m: 'groups.checkoutMode' };
+
 /** Products with a group matching every selection, as one clause on the card (null: no selection). */
 function comboFilter(sel: Partial<Record<Dim, string[]>>): Clause | null {
   const ds = DIMS.filter((d) => sel[d]);
   if (ds.length === 0) return null;
   if (ds.length === 1) return anyOf(ROOT_FIELD[ds[0]!], sel[ds[0]!]!);
+  if (ds.length > comboMax) return { nested: { path: 'groups', query: bool(ds.map((d) => anyOf(GROUP_FIELD[d], sel[d]!))) } };
   return { regexp: { [comboField(ds)]: { value: ds.map((d) => dimPattern(d, sel[d]!)).join(SEP), flags: 'NONE' } } };
 }
 
@@ -327,7 +335,7 @@ export function comboSearchBody(q: SearchQuery, after: string | null): Record<st
       facetAggs[`facet_${f}`] = nestedBody.aggs[`facet_${f}`]; // the card field's doc_count
       continue;
     }
-    if (others.some((x) => sel[x]!.length > 1)) {
+    if (others.some((x) => sel[x]!.length > 1) || others.length + 1 > comboMax) {
       // two values of another dimension would split a product over two buckets: nested fallback
       facetAggs[`facet_${f}`] = nestedBody.aggs[`facet_${f}`];
       continue;
