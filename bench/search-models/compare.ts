@@ -161,7 +161,8 @@ for (const [ci, raw] of CASES.entries()) {
 log(load());
 
 // Cursor walks: every page of the nested model, checked against the reference's full order.
-const walkPath: Path = PATHS.includes('combo') ? 'combo' : 'nested';
+// The first candidate path named (--paths), else nested.
+const walkPath: Path = PATHS.find((p) => p !== 'current') ?? 'nested';
 if (values.walk) {
   for (const raw of [{ language: 'Korean', limit: '100' }, { sellerCode: largest[4]!, condition: 'Near Mint', limit: '100', sort: 'name_desc' }]) {
     const q = searchQuerySchema.parse(raw);
