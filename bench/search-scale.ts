@@ -1,0 +1,338 @@
+// Search at marketplace scale (issue 14 item 4): a fixed mix of distinct searches (the landing
+// grid; every value of condition, language and checkoutMode; the five largest stores; two- and
+// three-filter combinations; keywords with and without filters; both sorts; first pages and
+// pages 21 deep), plus the product page of the busiest product and a 500-pair cart lookup.
+//
+//   . .stack/env && npm run bench:search-scale -- [--prefix mp] [--api http://127.0.0.1:3000]
+//       [--reps 2] [--reps8 1] [--connections 1,8] [--only landing,condition]
+//
+// Each search runs against Elasticsearch directly (the exact request the API's read code sends,
+// captured from indexReads, with request_cache=false) for `took`, and through the API (its own
+// process unless --api is given) for latency, 5xx and `degraded` answers. The index's request
+// cache is switched off for the API runs too (index.requests.cache.enable=false, restored at the
+// end): real traffic varies, repeats must not be answered from the cache. Closed loops of 1 and
+// 8 connections over the whole mix, `reps` passes each (shuffled per pass, same seed).
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createPool } from '../src/db/pool.js';
+import { createEsClient } from '../src/es/client.js';
+import { indexNames } from '../src/es/index-names.js';
+import { indexReads } from '../src/search/index-reads.js';
+import { encodeSearchCursor } from '../src/search/cursor.js';
+import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/contract/buyer.js';
+import { loadEnv } from '../src/config/env.js';
+import { load, pct, sleep } from './world.js';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    prefix: { type: 'string' },
+    api: { type: 'string' },
+    reps: { type: 'string', default: '2' },
+    reps8: { type: 'string', default: '1' },
+    connections: { type: 'string', default: '1,8' },
+    only: { type: 'string' },
+    /** Skip the direct Elasticsearch runs at 8 connections (the API runs carry the 5xx/degraded answer). */
+    'es8': { type: 'boolean', default: true },
+  },
+});
+const env = loadEnv();
+const prefix = values.prefix ?? env.INDEX_PREFIX;
+const alias = indexNames(prefix).alias;
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (m: string) => console.error(`[bench:search-scale ${new Date().toISOString().slice(11, 19)}] ${m}`);
+const pool = createPool(env.DATABASE_URL, 2);
+const es = createEsClient(env.ELASTICSEARCH_URL, 120_000);
+const esUrl = new URL(env.ELASTICSEARCH_URL);
+const esBase = `${esUrl.protocol}//${esUrl.host}`;
+
+// ---- the fixed mix ----
+type Raw = Record<string, string>;
+interface Case {
+  group: string;
+  raw: Raw;
+  /** Page 21 (20 pages of the default 24 skipped) instead of the first. */
+  deep?: boolean;
+}
+const q1 = async (sql: string) => (await pool.query(sql)).rows;
+const stores = (await q1(`SELECT s.seller_code FROM listings l JOIN sellers s USING (seller_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5`)).map((r) => String(r.seller_code));
+const languages = (await q1(`SELECT language FROM skus WHERE language IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`)).map((r) => String(r.language));
+const conditions = (await q1(`SELECT condition FROM skus WHERE condition IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`)).map((r) => String(r.condition));
+const busiest = Number((await q1(`SELECT s.product_id FROM listings l JOIN skus s USING (sku_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`))[0]!.product_id);
+const cartPairs = await q1(`SELECT seller_id, sku_id FROM listings ORDER BY seller_id, sku_id LIMIT 500 OFFSET 1000`);
+
+const allCases: Case[] = [
+  { group: 'landing', raw: {} as Raw },
+  { group: 'landing', raw: { sort: 'name_desc' } },
+  ...conditions.map((condition) => ({ group: 'condition', raw: { condition } })),
+  ...languages.map((language) => ({ group: 'language', raw: { language } })),
+  { group: 'checkoutMode', raw: { checkoutMode: 'express' } },
+  { group: 'checkoutMode', raw: { checkoutMode: 'manual' } },
+  ...stores.map((sellerCode) => ({ group: 'store', raw: { sellerCode } })),
+  { group: 'two filters', raw: { condition: 'Near Mint', language: 'English' } },
+  { group: 'two filters', raw: { condition: 'Lightly Played', language: 'Japanese' } },
+  { group: 'two filters', raw: { category: 'Pokémon', finish: 'Holofoil' } },
+  { group: 'two filters', raw: { checkoutMode: 'express', condition: 'Near Mint' } },
+  { group: 'two filters', raw: { sellerCode: stores[0]!, condition: 'Near Mint' } },
+  { group: 'two filters', raw: { category: 'Magic: The Gathering', condition: 'Near Mint', sort: 'name_desc' } },
+  { group: 'three filters', raw: { condition: 'Near Mint', language: 'English', finish: 'Non-Foil' } },
+  { group: 'three filters', raw: { category: 'Pokémon', condition: 'Near Mint', language: 'Japanese' } },
+  { group: 'three filters', raw: { sellerCode: stores[1]!, condition: 'Lightly Played', language: 'English' } },
+  { group: 'three filters', raw: { checkoutMode: 'express', language: 'English', finish: 'Foil', sort: 'name_desc' } },
+  { group: 'keyword', raw: { keyword: 'dragon' } },
+  { group: 'keyword', raw: { keyword: 'dark knight' } },
+  { group: 'keyword', raw: { keyword: 'dragon', sort: 'name_desc' } },
+  { group: 'keyword + filters', raw: { keyword: 'dragon', condition: 'Near Mint' } },
+  { group: 'keyword + filters', raw: { keyword: 'dragon', category: 'Magic: The Gathering', language: 'English' } },
+  { group: 'keyword + filters', raw: { keyword: 'shadow', sellerCode: stores[0]! } },
+  { group: 'page 21', raw: {} as Raw, deep: true },
+  { group: 'page 21', raw: { sort: 'name_desc' }, deep: true },
+  { group: 'page 21', raw: { condition: 'Near Mint' }, deep: true },
+  { group: 'page 21', raw: { checkoutMode: 'express' }, deep: true },
+  { group: 'page 21', raw: { condition: 'Near Mint', language: 'English', sort: 'name_desc' }, deep: true },
+  { group: 'page 21', raw: { sellerCode: stores[0]! }, deep: true },
+];
+const cases = allCases.filter((c) => values.only === undefined || values.only.split(',').includes(c.group));
+
+// ---- each buyer request as the API sends it to Elasticsearch (captured from indexReads) ----
+interface Req {
+  group: string;
+  label: string;
+  apiMethod: 'GET' | 'POST';
+  apiPath: string;
+  apiBody?: string;
+  es: { method: string; path: string; body: string; contentType: string };
+}
+const captureEs = createEsClient(env.ELASTICSEARCH_URL, 120_000);
+let captured: Req['es'] | null = null;
+captureEs.diagnostic.on('request', (err, result) => {
+  if (err || !result) return;
+  const p = result.meta.request.params;
+  const qs = new URLSearchParams(typeof p.querystring === 'string' ? p.querystring : '');
+  if (p.path.endsWith('/_search')) qs.set('request_cache', 'false');
+  const s = qs.toString();
+  const headers = p.headers ?? {};
+  captured = {
+    method: p.method,
+    path: `${p.path}${s ? `?${s}` : ''}`,
+    body: typeof p.body === 'string' ? p.body : String(p.body ?? ''),
+    contentType: String(headers['content-type'] ?? 'application/json'),
+  };
+});
+const reads = indexReads(captureEs, alias);
+const take = () => {
+  const c = captured;
+  captured = null;
+  if (!c) throw new Error('no Elasticsearch request captured');
+  return c;
+};
+const qsOf = (o: Raw) => {
+  const s = new URLSearchParams(o).toString();
+  return s ? `?${s}` : '';
+};
+
+const reqs: Req[] = [];
+const t0 = performance.now();
+for (const c of cases) {
+  let raw = c.raw;
+  let after: string | null = null;
+  if (c.deep) {
+    // The sort key of the 480th product: the cursor page 20 of 24 hands out.
+    const q = searchQuerySchema.parse(c.raw);
+    const page = await reads.search({ ...q, limit: 20 * q.limit }, null);
+    take();
+    if (page.nextAfter === null) throw new Error(`${JSON.stringify(c.raw)}: fewer than ${20 * q.limit} products`);
+    after = page.nextAfter;
+    raw = { ...c.raw, cursor: encodeSearchCursor(env.CURSOR_SECRET, q.sort, after) };
+  }
+  await reads.search(searchQuerySchema.parse(raw), after);
+  reqs.push({ group: c.group, label: `${c.deep ? 'page 21 ' : ''}${JSON.stringify(c.raw)}`, apiMethod: 'GET', apiPath: `/search${qsOf(raw)}`, es: take() });
+}
+if (values.only === undefined || values.only.split(',').includes('product page')) {
+  await reads.productPage(busiest, productQuerySchema.parse({}));
+  reqs.push({ group: 'product page', label: `busiest product ${busiest}`, apiMethod: 'GET', apiPath: `/products/${busiest}`, es: take() });
+}
+if (values.only === undefined || values.only.split(',').includes('cart 500')) {
+  const lines = cartPairs.map((r) => ({ sellerId: Number(r.seller_id), skuId: Number(r.sku_id) }));
+  await reads.lookup(lookupBodySchema.parse({ lines }));
+  reqs.push({ group: 'cart 500', label: '500-pair lookup', apiMethod: 'POST', apiPath: '/lines/lookup', apiBody: JSON.stringify({ lines }), es: take() });
+}
+await captureEs.close();
+const searches = reqs.filter((r) => r.apiPath.startsWith('/search'));
+log(`mix: ${searches.length} distinct searches (${new Set(searches.map((r) => r.apiPath)).size} distinct URLs) + ${reqs.length - searches.length} other reads; prepared in ${Math.round(performance.now() - t0)} ms; ${load()}`);
+
+// ---- the API ----
+let apiBase = values.api;
+let api: ChildProcess | null = null;
+if (apiBase === undefined) {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  apiBase = `http://127.0.0.1:${port}`;
+  api = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), INDEX_PREFIX: prefix, RATE_LIMIT_PUBLIC_PER_MIN: '1000000000', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  process.once('exit', () => api?.kill('SIGTERM'));
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${apiBase}/healthz`)).status === 200) break;
+    } catch {
+      /* not up yet */
+    }
+    if (i > 150) throw new Error('API did not come up');
+    await sleep(200);
+  }
+  log(`API (pid ${api.pid}) on ${apiBase}, alias ${alias}`);
+}
+
+// ---- request cache off for the API's requests too (restored at the end) ----
+const concrete = Object.keys(await es.indices.getAlias({ name: alias }));
+const before = await es.indices.getSettings({ index: concrete.join(','), name: 'index.requests.cache.enable', include_defaults: true });
+const restore = Object.fromEntries(
+  concrete.map((i) => [i, (before[i]?.settings as Record<string, unknown> | undefined)?.['index.requests.cache.enable'] ?? null]),
+);
+const setCache = async (v: unknown) => {
+  for (const i of concrete) await es.indices.putSettings({ index: i, settings: { 'index.requests.cache.enable': v as string | null } });
+};
+await setCache(false);
+let restored = false;
+const restoreCache = async () => {
+  if (restored) return;
+  restored = true;
+  for (const i of concrete) await es.indices.putSettings({ index: i, settings: { 'index.requests.cache.enable': (restore[i] as string | null) ?? null } });
+};
+process.once('SIGINT', () => void restoreCache().finally(() => process.exit(130)));
+
+// ---- closed loops ----
+interface Sample {
+  group: string;
+  label: string;
+  ms: number;
+  took: number | null;
+  status: number;
+  degraded: boolean;
+}
+let seed = 14;
+const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+function passes(n: number): Req[] {
+  const out: Req[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = [...reqs];
+    for (let j = p.length - 1; j > 0; j--) {
+      const k = Math.floor(rnd() * (j + 1));
+      [p[j], p[k]] = [p[k]!, p[j]!];
+    }
+    out.push(...p);
+  }
+  return out;
+}
+
+async function sendEs(r: Req): Promise<Sample> {
+  const started = performance.now();
+  // Elasticsearch 9 refuses a compatible-with content type without the matching Accept.
+  const res = await fetch(esBase + r.es.path, {
+    method: r.es.method,
+    body: r.es.body || undefined,
+    headers: { 'content-type': r.es.contentType, accept: r.es.contentType },
+  });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  const took = /^\{"took":(\d+)/.exec(text)?.[1];
+  return { group: r.group, label: r.label, ms, took: took === undefined ? null : Number(took), status: res.status, degraded: false };
+}
+async function sendApi(r: Req): Promise<Sample> {
+  const started = performance.now();
+  try {
+    const res = await fetch(apiBase + r.apiPath, {
+      method: r.apiMethod,
+      body: r.apiBody,
+      headers: r.apiBody ? { 'content-type': 'application/json' } : {},
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await res.text();
+    return { group: r.group, label: r.label, ms: performance.now() - started, took: null, status: res.status, degraded: text.startsWith('{"success":true,"degraded":true') };
+  } catch {
+    return { group: r.group, label: r.label, ms: performance.now() - started, took: null, status: 0, degraded: false };
+  }
+}
+/** Waits (at most 60 s) until the API's /readyz says `ready` (breaker closed); the ms waited. */
+async function untilReady(): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < 60_000) {
+    try {
+      const text = await (await fetch(`${apiBase}/readyz`)).text();
+      if (text.includes('"status":"ready"')) return Date.now() - started;
+    } catch {
+      /* not answering yet */
+    }
+    await sleep(250);
+  }
+  throw new Error('API not ready (breaker still open?) after 60 s');
+}
+async function loop(list: Req[], connections: number, send: (r: Req) => Promise<Sample>): Promise<{ samples: Sample[]; secs: number }> {
+  let next = 0;
+  const samples: Sample[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < list.length) samples.push(await send(list[next++]!));
+    }),
+  );
+  return { samples, secs: (performance.now() - started) / 1000 };
+}
+
+const groups = [...new Set(reqs.map((r) => r.group))];
+const fmt = (xs: number[]) => {
+  if (xs.length === 0) return '-';
+  const s = [...xs].sort((a, b) => a - b);
+  return `${Math.round(pct(s, 0.5))} / ${Math.round(pct(s, 0.99))}`;
+};
+const out: string[] = [];
+const worst: string[] = [];
+try {
+  for (const c of values.connections.split(',').map(Number)) {
+    const n = Number(c === 1 ? values.reps : values.reps8);
+    // warm: one pass through the API at 1 connection (JIT, page cache), not measured
+    if (c === Number(values.connections.split(',')[0])) await loop(passes(1), 1, sendApi);
+    const loadEsStart = load();
+    const e = values.es8 || c === 1 ? await loop(passes(n), c, sendEs) : { samples: [], secs: 0 };
+    const loadEs = load();
+    // The direct pass may have opened the API's breaker (its cluster watcher probes the same
+    // node): measure the API from a closed breaker, not from the direct pass's after-effects.
+    const readyMs = await untilReady();
+    const a = await loop(passes(n), c, sendApi);
+    const loadApi = load();
+    const esFailed = e.samples.filter((s) => s.status !== 200);
+    if (esFailed.length > 0) throw new Error(`${esFailed.length} Elasticsearch requests failed, e.g. ${esFailed[0]!.label}: HTTP ${esFailed[0]!.status}`);
+    log(`c=${c}: ES pass ${e.secs.toFixed(0)} s (${loadEsStart} -> ${loadEs}), API ready after ${readyMs} ms, API pass ${a.secs.toFixed(0)} s (${loadApi})`);
+    out.push(`\n### ${c} connection${c === 1 ? '' : 's'}, ${n} pass${n === 1 ? '' : 'es'} over the mix (ES: ${loadEs}; API: ${loadApi})`);
+    out.push('| group | searches | ES took p50 / p99 ms | API p50 / p99 ms | API 5xx | API degraded | other non-2xx |');
+    out.push('|---|---|---|---|---|---|---|');
+    for (const g of [...groups, 'all searches']) {
+      const inG = (s: Sample) => (g === 'all searches' ? !['product page', 'cart 500'].includes(s.group) : s.group === g);
+      const es1 = e.samples.filter(inG);
+      const api1 = a.samples.filter(inG);
+      const tooks = es1.map((s) => s.took).filter((t): t is number => t !== null);
+      out.push(
+        `| ${g} | ${new Set(api1.map((s) => s.label)).size} | ${tooks.length ? fmt(tooks) : `(${fmt(es1.map((s) => s.ms))} wall)`} | ${fmt(api1.map((s) => s.ms))} | ${api1.filter((s) => s.status >= 500 || s.status === 0).length} | ${api1.filter((s) => s.degraded).length} | ${api1.filter((s) => s.status !== 200 && s.status < 500 && s.status !== 0).length} |`,
+      );
+    }
+    if (c === 1) {
+      const byLabel = new Map<string, number[]>();
+      for (const s of e.samples) if (s.took !== null) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), s.took]);
+      for (const [l, t] of [...byLabel].sort((x, y) => Math.max(...y[1]) - Math.max(...x[1])).slice(0, 12)) worst.push(`| ${l} | ${t.join(' ')} |`);
+    }
+  }
+} finally {
+  await restoreCache();
+  api?.kill('SIGTERM');
+}
+console.log(`## bench:search-scale ${new Date().toISOString()} (alias ${alias} = ${concrete.join(', ')}; request cache off)`);
+for (const l of out) console.log(l);
+console.log('\nSlowest searches at 1 connection (Elasticsearch `took` of each run, ms):\n| search | took |\n|---|---|');
+for (const l of worst) console.log(l);
+await pool.end();
+await es.close();
+process.exit(0);
