@@ -21,9 +21,17 @@ const zones = [
     message: 'src/contract is the bottom layer: zod schemas, types and policy constants only.',
   },
   { target: './src/db', from: [...ABOVE_DB, ...PROCESSES], message: 'src/db must not import the domain, the API or a process.' },
-  { target: DOMAIN, from: ['./src/api', './src/services.ts', './src/main.ts', ...PROCESSES], message: 'The domain must not import the API, the service wiring or a process.' },
+  {
+    target: DOMAIN,
+    from: ['./src/api', './src/services.ts', './src/main.ts', ...PROCESSES],
+    message: 'The domain must not import the API, the service wiring or a process.',
+  },
   { target: ['./src/lib', './src/config', './src/es'], from: [...ABOVE_DB, ...PROCESSES], message: 'lib/config/es are leaves.' },
-  { target: ['./src/fixtures', './src/sample'], from: ['./src/api', './src/services.ts', ...PROCESSES], message: 'Loaders must not import the API or a process.' },
+  {
+    target: ['./src/fixtures', './src/sample'],
+    from: ['./src/api', './src/services.ts', ...PROCESSES],
+    message: 'Loaders must not import the API or a process.',
+  },
   { target: PROCESSES, from: ['./src/api', './src/services.ts', './src/main.ts'], message: 'Processes never import src/api.' },
   { target: './src/api', from: PROCESSES, message: 'src/api must not import a process.' },
 ];

@@ -80,7 +80,14 @@ export async function cpuMeter(pool: Pool, es: Client, other?: { pid: number; na
       };
       const esMs = Object.values(res.nodes)[0]?.process.cpu.total_in_millis ?? NaN;
       const u = process.cpuUsage();
-      return { at: performance.now(), nodeMs: (u.user + u.system) / 1000, pgMs: treeMs(postmaster), esMs, otherMs: other ? treeMs(other.pid) : 0, cpus: perCpu() };
+      return {
+        at: performance.now(),
+        nodeMs: (u.user + u.system) / 1000,
+        pgMs: treeMs(postmaster),
+        esMs,
+        otherMs: other ? treeMs(other.pid) : 0,
+        cpus: perCpu(),
+      };
     },
   };
 }
@@ -228,7 +235,9 @@ export function pin(esUrl: string, opts: { esCpu?: number; apiCpu?: number; benc
     unpin();
     throw err;
   }
-  log(`pinned: Elasticsearch (java pid ${esPid}, ${threadCount(esPid)} threads) to CPU ${esCpu} (was ${esBefore}); this process (autocannon, pid ${process.pid}) to CPU ${loadCpu}`);
+  log(
+    `pinned: Elasticsearch (java pid ${esPid}, ${threadCount(esPid)} threads) to CPU ${esCpu} (was ${esBefore}); this process (autocannon, pid ${process.pid}) to CPU ${loadCpu}`,
+  );
   return {
     esPid,
     esBefore,

@@ -112,11 +112,12 @@ interface BenchReq {
   headers?: Record<string, string>;
 }
 let r = SEED;
-const rnd = () => ((r = (Math.imul(r, 1103515245) + 12345) >>> 0) / 4294967296);
+const rnd = () => (r = (Math.imul(r, 1103515245) + 12345) >>> 0) / 4294967296;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 const mix: BenchReq[] = [];
 const words = new Set<string>();
-for (let i = 1; i <= Math.min(sample.sizes.products, 400); i++) for (const w of (sampleProduct(SEED, i).name ?? '').split(/\s+/)) if (w.length > 3) words.add(w);
+for (let i = 1; i <= Math.min(sample.sizes.products, 400); i++)
+  for (const w of (sampleProduct(SEED, i).name ?? '').split(/\s+/)) if (w.length > 3) words.add(w);
 const wordList = [...words];
 const conditions = ['Near Mint', 'Lightly Played', 'Moderately Played', 'Damaged'];
 while (mix.length < REQUESTS) {
@@ -176,20 +177,23 @@ const startedAt = t();
 let finish!: (r: autocannon.Result) => void;
 let fail!: (e: unknown) => void;
 const done = new Promise<autocannon.Result>((res, rej) => ((finish = res), (fail = rej)));
-const instance = autocannon({
-  url: base,
-  connections: CONNECTIONS,
-  duration: DURATION,
-  timeout: 10,
-  requests: mix.map((q) => ({
-    ...q,
-    onResponse: (status: number, body: string) => {
-      const p = phases[phaseNow()];
-      p.status[String(status)] = (p.status[String(status)] ?? 0) + 1;
-      if (body.includes('"degraded":true')) p.degraded += 1;
-    },
-  })),
-}, (err, res) => (err ? fail(err) : finish(res)));
+const instance = autocannon(
+  {
+    url: base,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    timeout: 10,
+    requests: mix.map((q) => ({
+      ...q,
+      onResponse: (status: number, body: string) => {
+        const p = phases[phaseNow()];
+        p.status[String(status)] = (p.status[String(status)] ?? 0) + 1;
+        if (body.includes('"degraded":true')) p.degraded += 1;
+      },
+    })),
+  },
+  (err, res) => (err ? fail(err) : finish(res)),
+);
 instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
   const p = phases[phaseNow()];
   p.n += 1;
@@ -212,7 +216,9 @@ const pct = (xs: number[], q: number) => {
 };
 const rows: string[] = [];
 for (const [name, p] of Object.entries(phases) as [Phase, PhaseStats][]) {
-  const fiveXX = Object.entries(p.status).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0);
+  const fiveXX = Object.entries(p.status)
+    .filter(([s]) => Number(s) >= 500)
+    .reduce((a, [, n]) => a + n, 0);
   rows.push(
     `| ${name.padEnd(10)} | ${String(p.n).padStart(7)} | ${String(fiveXX).padStart(3)} | ${String(p.degraded).padStart(7)} | ` +
       `${pct(p.latencies, 0.5).toFixed(1)} / ${pct(p.latencies, 0.95).toFixed(1)} / ${pct(p.latencies, 0.99).toFixed(1)} / ${Math.max(0, ...p.latencies).toFixed(0)} | ${JSON.stringify(p.status)} |`,

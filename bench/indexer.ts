@@ -151,13 +151,13 @@ try {
       while (nextBody < bodies.length) {
         const body = bodies[nextBody++]!;
         await es.transport
-        .request<{ errors: boolean; items?: Record<string, { error?: unknown }>[] }>(
-          { method: 'POST', path: '/_bulk', bulkBody: body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
-          { requestTimeout: 120_000 },
-        )
-        .then((res) => {
-          if (res.errors) throw new Error(`raw bulk: item errors, first ${JSON.stringify(res.items?.find((i) => Object.values(i)[0]!.error))}`);
-        });
+          .request<{ errors: boolean; items?: Record<string, { error?: unknown }>[] }>(
+            { method: 'POST', path: '/_bulk', bulkBody: body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
+            { requestTimeout: 120_000 },
+          )
+          .then((res) => {
+            if (res.errors) throw new Error(`raw bulk: item errors, first ${JSON.stringify(res.items?.find((i) => Object.values(i)[0]!.error))}`);
+          });
       }
     };
     await Promise.all(Array.from({ length: SNAPSHOT_BULK_CONCURRENCY }, sender));
@@ -167,7 +167,9 @@ try {
     await finishBulkLoad(es, rawIndex);
     const refreshMs = now() - t0;
     const rawRate = rawDocs / (rawMs / 1000);
-    summary.push(`raw _bulk of the same documents: ${rawDocs} docs in ${(rawMs / 1000).toFixed(1)} s = ${Math.round(rawRate)} docs/s (final refresh ${Math.round(refreshMs)} ms not counted); ${load()}`);
+    summary.push(
+      `raw _bulk of the same documents: ${rawDocs} docs in ${(rawMs / 1000).toFixed(1)} s = ${Math.round(rawRate)} docs/s (final refresh ${Math.round(refreshMs)} ms not counted); ${load()}`,
+    );
     summary.push(`  ${cpuLine(c0, c1)}`);
     log(summary.at(-2)!);
     const counted = (await es.count({ index: rawIndex })).count;
@@ -192,7 +194,14 @@ try {
     const batches: { changes: number; docs: number; ms: number }[] = [];
     child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix, INDEXER_METRICS_PORT: '0', LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        DATABASE_URL: env.DATABASE_URL,
+        ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+        INDEX_PREFIX: prefix,
+        INDEXER_METRICS_PORT: '0',
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let buf = '';

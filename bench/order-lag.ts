@@ -113,7 +113,9 @@ try {
   );
   await pool.query('VACUUM ANALYZE');
   const r = await rebuild({ pool, es, index, logger: createLogger('silent') });
-  summary.push(`store of ${LISTINGS} listings (+ ${Math.ceil(LISTINGS / 100)} of a second store) loaded and indexed (${r.docs} docs) in ${((now() - t0) / 1000).toFixed(1)} s; ${load()}`);
+  summary.push(
+    `store of ${LISTINGS} listings (+ ${Math.ceil(LISTINGS / 100)} of a second store) loaded and indexed (${r.docs} docs) in ${((now() - t0) / 1000).toFixed(1)} s; ${load()}`,
+  );
   log(summary.at(-1)!);
   const mapping = await es.indices.getMapping({ index: index.alias });
   const modelVersion = (Object.values(mapping)[0]!.mappings._meta as { version?: number } | undefined)?.version;
@@ -122,7 +124,14 @@ try {
   const batches: { changes: number; docs: number; ms: number }[] = [];
   child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl, ELASTICSEARCH_URL: base.ELASTICSEARCH_URL, INDEX_PREFIX: prefix, INDEXER_METRICS_PORT: '0', LOG_LEVEL: 'info' },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      ELASTICSEARCH_URL: base.ELASTICSEARCH_URL,
+      INDEX_PREFIX: prefix,
+      INDEXER_METRICS_PORT: '0',
+      LOG_LEVEL: 'info',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buf = '';
@@ -235,9 +244,10 @@ try {
            SELECT $1, p - 1, k.sku, 1 + (k.sku - 1) / 4, k.q, k.q, 100, '', '', '' FROM unnest($2::int[], $3::int[]) WITH ORDINALITY AS k(sku, q, p)`,
         [orderId, skus, qty],
       );
-      await writer.query(`INSERT INTO holds (order_id, seller_id, sku_id, quantity) SELECT $1, $2, k.sku, k.q FROM unnest($3::int[], $4::int[]) AS k(sku, q)`, [
-        orderId, BIG, skus, qty,
-      ]);
+      await writer.query(
+        `INSERT INTO holds (order_id, seller_id, sku_id, quantity) SELECT $1, $2, k.sku, k.q FROM unnest($3::int[], $4::int[]) AS k(sku, q)`,
+        [orderId, BIG, skus, qty],
+      );
       await writer.query('COMMIT');
       let committedAt = now();
       commitMs.push(committedAt - s);

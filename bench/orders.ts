@@ -123,7 +123,8 @@ try {
   // ------------------------------------------------------------------------------------------
   // Entry through the checkout function.
   const customer = {
-    name: 'Bench Buyer', email: 'bench@example.com',
+    name: 'Bench Buyer',
+    email: 'bench@example.com',
     shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' },
   };
   let next = 0;
@@ -141,8 +142,13 @@ try {
       const t = performance.now();
       await withTransaction(pool, (c) =>
         enterOrder(c, {
-          orderId: `ord_bench_${i}`, sellerId: 1 + rnd(SELLERS), currency: 'CAD', customer, shippingMethod: 'Tracked',
-          lines: [...skus].map((skuId) => ({ skuId, quantity: 1 + rnd(3) })), tax: [{ label: 'HST', rate: 0.15 }],
+          orderId: `ord_bench_${i}`,
+          sellerId: 1 + rnd(SELLERS),
+          currency: 'CAD',
+          customer,
+          shippingMethod: 'Tracked',
+          lines: [...skus].map((skuId) => ({ skuId, quantity: 1 + rnd(3) })),
+          tax: [{ label: 'HST', rate: 0.15 }],
         }),
       );
       latencies.push(performance.now() - t);
@@ -160,7 +166,7 @@ try {
       `${Math.round(ENTRIES / entrySecs)} orders/s; p50 ${pct(latencies, 0.5).toFixed(1)} ms, p99 ${pct(latencies, 0.99).toFixed(1)} ms ` +
       `(${loadBeforeEntry} before, ${load()} after)`,
   );
-  console.log(`  database ms per order (wall, summed over connections): ${[...dbTime].map(([k, v]) => `${k} ${(v.ms / ENTRIES).toFixed(2)}`).join(", ")}`);
+  console.log(`  database ms per order (wall, summed over connections): ${[...dbTime].map(([k, v]) => `${k} ${(v.ms / ENTRIES).toFixed(2)}`).join(', ')}`);
 
   // ------------------------------------------------------------------------------------------
   // Poll walk: bulk orders of one seller (the walk reads them; their totals are not those of
@@ -185,7 +191,10 @@ try {
   await pool.query('VACUUM ANALYZE orders, order_lines');
   const key = (await issueApiKey(pool, `seller${WALK_SELLER}`, 'bench')).key;
   const infra = { env, pool, es, index: indexNames(dbName), logger: createLogger('silent') };
-  const app = createApp({ ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } }, warm: { enabled: false } }) }, sellerRoutes);
+  const app = createApp(
+    { ...infra, services: createServices(infra, { degraded: { watch: { enabled: false } }, warm: { enabled: false } }) },
+    sellerRoutes,
+  );
   const server = app.listen(0);
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/orders`;

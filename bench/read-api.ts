@@ -184,7 +184,7 @@ const take = (): Req => {
 };
 
 let seed = Number(values.seed) * 7919 + 17;
-const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 const qsOf = (o: Record<string, string | string[]>) => {
   const p = new URLSearchParams();
@@ -358,17 +358,28 @@ const LAT_CONNECTIONS = Number(values['latency-connections']);
 const settings = [CONNECTIONS, ...(LAT_CONNECTIONS > 0 ? [LAT_CONNECTIONS] : [])];
 for (const route of routes) {
   // Warm both sides over part of the mix (JIT, page cache) before measuring.
-  for (const r of mixes[route].api.slice(0, 100)) await (await fetch(apiBase + r.path, { method: r.method, body: r.body, headers: r.headers })).arrayBuffer();
+  for (const r of mixes[route].api.slice(0, 100))
+    await (await fetch(apiBase + r.path, { method: r.method, body: r.body, headers: r.headers })).arrayBuffer();
   for (const connections of settings) {
     for (let round = 0; round < (connections === CONNECTIONS ? ROUNDS : 1); round++) {
       const e = await run(esBase, mixes[route].es, connections);
-      log(`${label[route]} c=${connections} ES  round ${round + 1}: ${e.rps.toFixed(0)} req/s, mean ${e.mean.toFixed(2)} ms, p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}, errors ${e.errors}; ${e.load}; ${e.cpu}`);
+      log(
+        `${label[route]} c=${connections} ES  round ${round + 1}: ${e.rps.toFixed(0)} req/s, mean ${e.mean.toFixed(2)} ms, p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}, errors ${e.errors}; ${e.load}; ${e.cpu}`,
+      );
       const f = floorBase ? await run(floorBase, mixes[route].es, connections) : null;
-      if (f) log(`${label[route]} c=${connections} pass-through round ${round + 1}: ${f.rps.toFixed(0)} req/s, mean ${f.mean.toFixed(2)} ms, p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}; ${f.cpu}`);
+      if (f)
+        log(
+          `${label[route]} c=${connections} pass-through round ${round + 1}: ${f.rps.toFixed(0)} req/s, mean ${f.mean.toFixed(2)} ms, p50 ${f.p50} ms, p99 ${f.p99} ms, non-2xx ${f.non2xx}, errors ${f.errors}; ${f.cpu}`,
+        );
       const a = await run(apiBase, mixes[route].api, connections);
-      log(`${label[route]} c=${connections} API round ${round + 1}: ${a.rps.toFixed(0)} req/s, mean ${a.mean.toFixed(2)} ms, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx} (5xx ${a.fiveXX}), errors ${a.errors}, degraded ${a.degraded}; ${a.load}; ${a.cpu}`);
+      log(
+        `${label[route]} c=${connections} API round ${round + 1}: ${a.rps.toFixed(0)} req/s, mean ${a.mean.toFixed(2)} ms, p50 ${a.p50} ms, p99 ${a.p99} ms, non-2xx ${a.non2xx} (5xx ${a.fiveXX}), errors ${a.errors}, degraded ${a.degraded}; ${a.load}; ${a.cpu}`,
+      );
       lines.push(`${label[route]} c=${connections} round ${round + 1}: ES ${e.cpu} | API ${a.cpu}`);
-      if (f) floorRows.push(`| ${label[route]} | ${connections} | ${round + 1} | ${e.p50} (${e.mean.toFixed(1)}) | ${e.rps.toFixed(0)} | ${f.p50} (${f.mean.toFixed(1)}) | ${f.rps.toFixed(0)} | ${((f.mean / e.mean - 1) * 100).toFixed(0)}% | ${((f.rps / e.rps) * 100).toFixed(0)}% | ${a.p50} (${a.mean.toFixed(1)}) | ${a.rps.toFixed(0)} | ${((a.rps / e.rps) * 100).toFixed(0)}% |`);
+      if (f)
+        floorRows.push(
+          `| ${label[route]} | ${connections} | ${round + 1} | ${e.p50} (${e.mean.toFixed(1)}) | ${e.rps.toFixed(0)} | ${f.p50} (${f.mean.toFixed(1)}) | ${f.rps.toFixed(0)} | ${((f.mean / e.mean - 1) * 100).toFixed(0)}% | ${((f.rps / e.rps) * 100).toFixed(0)}% | ${a.p50} (${a.mean.toFixed(1)}) | ${a.rps.toFixed(0)} | ${((a.rps / e.rps) * 100).toFixed(0)}% |`,
+        );
       rows.push(
         `| ${label[route]} | ${connections} | ${round + 1} | ${e.p50} / ${e.p99} (${e.mean.toFixed(1)}) | ${e.rps.toFixed(0)} | ${a.p50} / ${a.p99} (${a.mean.toFixed(1)}) | ${a.rps.toFixed(0)} | ` +
           `${((a.p50 / e.p50 - 1) * 100).toFixed(0)}% (mean ${((a.mean / e.mean - 1) * 100).toFixed(0)}%) | ${((a.rps / e.rps) * 100).toFixed(0)}% | ${a.non2xx + a.errors + e.non2xx + e.errors} / ${a.degraded} | ${e.load.replace('load ', '')} ; ${a.load.replace('load ', '')} |`,
@@ -387,13 +398,17 @@ if (world.created) await world.drop();
 pinning?.unpin();
 
 console.log(`\n## bench:read-api ${new Date().toISOString()} (${world.dbName}, alias ${alias}; ${DURATION} s per run; ${topology()})`);
-console.log('| route | conns | round | ES p50 / p99 (mean) ms | ES req/s | API p50 / p99 (mean) ms | API req/s | API p50 over ES | API throughput of ES | non-2xx+errors / degraded | load ES ; API runs |');
+console.log(
+  '| route | conns | round | ES p50 / p99 (mean) ms | ES req/s | API p50 / p99 (mean) ms | API req/s | API p50 over ES | API throughput of ES | non-2xx+errors / degraded | load ES ; API runs |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log('');
 if (floorRows.length) {
   console.log('\nThe same Elasticsearch requests through bench/pass-through.ts (a proxy that parses nothing):');
-  console.log('| route | conns | round | ES p50 (mean) ms | ES req/s | pass-through p50 (mean) ms | pass-through req/s | pass-through mean over ES | pass-through throughput of ES | API p50 (mean) ms | API req/s | API throughput of ES |');
+  console.log(
+    '| route | conns | round | ES p50 (mean) ms | ES req/s | pass-through p50 (mean) ms | pass-through req/s | pass-through mean over ES | pass-through throughput of ES | API p50 (mean) ms | API req/s | API throughput of ES |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of floorRows) console.log(r);
   console.log('');

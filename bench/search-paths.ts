@@ -24,7 +24,10 @@ for (const raw of cases) {
   const q = searchQuerySchema.parse(raw);
   const took: Record<'offers' | 'cards', number[]> = { offers: [], cards: [] };
   for (let i = 0; i < Number(values.repeats); i++) {
-    for (const [name, body] of [['offers', searchBody(q, null)], ['cards', cardSearchBody(q, null)]] as const) {
+    for (const [name, body] of [
+      ['offers', searchBody(q, null)],
+      ['cards', cardSearchBody(q, null)],
+    ] as const) {
       const r = await es.search({ index, request_cache: false, ...body } as never);
       took[name].push(r.took);
     }

@@ -35,7 +35,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '1,8' },
     only: { type: 'string' },
     /** Skip the direct Elasticsearch runs at 8 connections (the API runs carry the 5xx/degraded answer). */
-    'es8': { type: 'boolean', default: true },
+    es8: { type: 'boolean', default: true },
   },
 });
 const env = loadEnv();
@@ -57,10 +57,16 @@ interface Case {
   deep?: boolean;
 }
 const q1 = async (sql: string) => (await pool.query(sql)).rows;
-const stores = (await q1(`SELECT s.seller_code FROM listings l JOIN sellers s USING (seller_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5`)).map((r) => String(r.seller_code));
+const stores = (await q1(`SELECT s.seller_code FROM listings l JOIN sellers s USING (seller_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 5`)).map((r) =>
+  String(r.seller_code),
+);
 const languages = (await q1(`SELECT language FROM skus WHERE language IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`)).map((r) => String(r.language));
-const conditions = (await q1(`SELECT condition FROM skus WHERE condition IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`)).map((r) => String(r.condition));
-const busiest = Number((await q1(`SELECT s.product_id FROM listings l JOIN skus s USING (sku_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`))[0]!.product_id);
+const conditions = (await q1(`SELECT condition FROM skus WHERE condition IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1`)).map((r) =>
+  String(r.condition),
+);
+const busiest = Number(
+  (await q1(`SELECT s.product_id FROM listings l JOIN skus s USING (sku_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`))[0]!.product_id,
+);
 const cartPairs = await q1(`SELECT seller_id, sku_id FROM listings ORDER BY seller_id, sku_id LIMIT 500 OFFSET 1000`);
 
 const allCases: Case[] = [
@@ -148,7 +154,13 @@ for (const c of cases) {
     raw = { ...c.raw, cursor: encodeSearchCursor(env.CURSOR_SECRET, q.sort, after) };
   }
   await reads.search(searchQuerySchema.parse(raw), after);
-  reqs.push({ group: c.group, label: `${c.deep ? 'page 21 ' : ''}${JSON.stringify(c.raw)}`, apiMethod: 'GET', apiPath: `/search${qsOf(raw)}`, es: take() });
+  reqs.push({
+    group: c.group,
+    label: `${c.deep ? 'page 21 ' : ''}${JSON.stringify(c.raw)}`,
+    apiMethod: 'GET',
+    apiPath: `/search${qsOf(raw)}`,
+    es: take(),
+  });
 }
 if (values.only === undefined || values.only.split(',').includes('product page')) {
   await reads.productPage(busiest, productQuerySchema.parse({}));
@@ -161,7 +173,9 @@ if (values.only === undefined || values.only.split(',').includes('cart 500')) {
 }
 await captureEs.close();
 const searches = reqs.filter((r) => r.apiPath.startsWith('/search'));
-log(`mix: ${searches.length} distinct searches (${new Set(searches.map((r) => r.apiPath)).size} distinct URLs) + ${reqs.length - searches.length} other reads; prepared in ${Math.round(performance.now() - t0)} ms; ${load()}`);
+log(
+  `mix: ${searches.length} distinct searches (${new Set(searches.map((r) => r.apiPath)).size} distinct URLs) + ${reqs.length - searches.length} other reads; prepared in ${Math.round(performance.now() - t0)} ms; ${load()}`,
+);
 
 // ---- the API ----
 let apiBase = values.api;
@@ -215,7 +229,7 @@ interface Sample {
   degraded: boolean;
 }
 let seed = 14;
-const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
 function passes(n: number): Req[] {
   const out: Req[] = [];
   for (let i = 0; i < n; i++) {
@@ -252,7 +266,14 @@ async function sendApi(r: Req): Promise<Sample> {
       signal: AbortSignal.timeout(30_000),
     });
     const text = await res.text();
-    return { group: r.group, label: r.label, ms: performance.now() - started, took: null, status: res.status, degraded: text.startsWith('{"success":true,"degraded":true') };
+    return {
+      group: r.group,
+      label: r.label,
+      ms: performance.now() - started,
+      took: null,
+      status: res.status,
+      degraded: text.startsWith('{"success":true,"degraded":true'),
+    };
   } catch {
     return { group: r.group, label: r.label, ms: performance.now() - started, took: null, status: 0, degraded: false };
   }
@@ -306,7 +327,9 @@ try {
     const loadApi = load();
     const esFailed = e.samples.filter((s) => s.status !== 200);
     if (esFailed.length > 0) throw new Error(`${esFailed.length} Elasticsearch requests failed, e.g. ${esFailed[0]!.label}: HTTP ${esFailed[0]!.status}`);
-    log(`c=${c}: ES pass ${e.secs.toFixed(0)} s (${loadEsStart} -> ${loadEs}), API ready after ${readyMs} ms, API pass ${a.secs.toFixed(0)} s (${loadApi})`);
+    log(
+      `c=${c}: ES pass ${e.secs.toFixed(0)} s (${loadEsStart} -> ${loadEs}), API ready after ${readyMs} ms, API pass ${a.secs.toFixed(0)} s (${loadApi})`,
+    );
     out.push(`\n### ${c} connection${c === 1 ? '' : 's'}, ${n} pass${n === 1 ? '' : 'es'} over the mix (ES: ${loadEs}; API: ${loadApi})`);
     out.push('| group | searches | ES took p50 / p99 ms | API p50 / p99 ms | API 5xx | API degraded | other non-2xx |');
     out.push('|---|---|---|---|---|---|---|');

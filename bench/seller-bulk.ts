@@ -93,10 +93,13 @@ pool.on('connect', (client) => {
 });
 
 // Catalog: one product per 4 skus; skus 1..N, except every 20th sku is left out (unmatched listings).
-await pool.query(`
+await pool.query(
+  `
   INSERT INTO products (product_id, name, set_name, category)
   SELECT p, 'Card ' || p, 'Bench Set', 'Magic: The Gathering' FROM generate_series(1, ($1::int + 3) / 4) p;
-  `.trim(), [N]);
+  `.trim(),
+  [N],
+);
 await pool.query(
   `INSERT INTO skus (sku_id, product_id, condition, language, finish)
    SELECT s, (s + 3) / 4, 'Near Mint', 'English', 'Non-Foil' FROM generate_series(1, $1::int) s WHERE s % 20 <> 0`,

@@ -40,7 +40,9 @@ const count = await es.count({ index: index.alias });
 const [concrete] = Object.keys(await es.indices.getAlias({ name: index.alias }));
 const listings = (await pool.query<{ n: string }>('SELECT count(*) AS n FROM listings WHERE deleted_at IS NULL')).rows[0]!.n;
 console.log(`warm set on ${index.alias} (${concrete}: ${count.count} documents; ${listings} live listings), ${load()}`);
-console.log('| concurrency | pass | requests | kept | failures | pass ms | request p50 / p95 / max ms | entries | cache chars (largest entry) | unchanged check ms | load |');
+console.log(
+  '| concurrency | pass | requests | kept | failures | pass ms | request p50 / p95 / max ms | entries | cache chars (largest entry) | unchanged check ms | load |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 
 for (const concurrency of values.concurrency.split(',').map(Number)) {

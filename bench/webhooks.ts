@@ -171,11 +171,10 @@ try {
     const id = `evt_l${i}`;
     inserts.push(
       pool
-        .query(`INSERT INTO webhook_events (event_id, seller_id, type, created_at, data, state) VALUES ($1, $2, 'order.created', clock_timestamp(), $3, 'pending')`, [
-          id,
-          1 + (i % SELLERS),
-          data(i),
-        ])
+        .query(
+          `INSERT INTO webhook_events (event_id, seller_id, type, created_at, data, state) VALUES ($1, $2, 'order.created', clock_timestamp(), $3, 'pending')`,
+          [id, 1 + (i % SELLERS), data(i)],
+        )
         .then(() => void committed.set(id, performance.now())),
     );
   }
@@ -192,7 +191,9 @@ try {
       `${missing ? `, ${missing} not delivered within 30 s` : ''} | before: ${loadBefore2} | after: ${load()}`,
   );
   const k2 = await claimStats();
-  log(`  ${cpuLine(c2, c3, 'dispatcher')}; ${k2.claims - k1.claims} claims, ${((k2.claimed - k1.claimed) / (k2.claims - k1.claims)).toFixed(1)} events per claim`);
+  log(
+    `  ${cpuLine(c2, c3, 'dispatcher')}; ${k2.claims - k1.claims} claims, ${((k2.claimed - k1.claimed) / (k2.claims - k1.claims)).toFixed(1)} events per claim`,
+  );
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -57,9 +57,7 @@ export async function writeSerialized(es: Client, body: BulkBody): Promise<void>
     { requestTimeout: 120_000 },
   );
   if (!res.errors) return;
-  const failed = (res.items ?? [])
-    .map((item) => Object.values(item)[0]!)
-    .filter((r) => r.error && !(r.status === 404));
+  const failed = (res.items ?? []).map((item) => Object.values(item)[0]!).filter((r) => r.error && !(r.status === 404));
   if (failed.length > 0) {
     const first = failed[0]!;
     throw new BulkError(`bulk: ${failed.length} of ${body.items} items failed; first ${first._id}: ${first.error?.type} ${first.error?.reason}`);

@@ -113,34 +113,33 @@ export const SNAPSHOT_BULK_CONCURRENCY = 2;
  * send them, so Elasticsearch never waits for PostgreSQL or for document building unless they are the
  * slower side. Seller and product facts are read once per snapshot (snapshotFacts).
  */
-async function loadSnapshot(
-  pool: Pool,
-  es: Client,
-  name: string,
-  onProgress?: (p: RebuildProgress) => void,
-): Promise<number> {
+async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (p: RebuildProgress) => void): Promise<number> {
   let done = 0;
-  return withTransaction(pool, async (db) => {
-    const { rows } = await db.query(
-      `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
+  return withTransaction(
+    pool,
+    async (db) => {
+      const { rows } = await db.query(
+        `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
             + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers)
             + (SELECT count(*) FROM products) /* cards: at most one per product */ AS total`,
-    );
-    const total = Number(rows[0].total);
-    const poBox = await poBoxSuspended(db);
-    await pipelined<BulkBody>(
-      async (push) => {
-        for await (const ops of snapshotChunks(db, poBox)) await push(serializeOps(name, ops));
-      },
-      async (body) => {
-        await writeSerialized(es, body);
-        done += body.items;
-        onProgress?.({ phase: 'snapshot', done, total });
-      },
-      SNAPSHOT_PREFETCH,
-    );
-    return done;
-  }, SNAPSHOT);
+      );
+      const total = Number(rows[0].total);
+      const poBox = await poBoxSuspended(db);
+      await pipelined<BulkBody>(
+        async (push) => {
+          for await (const ops of snapshotChunks(db, poBox)) await push(serializeOps(name, ops));
+        },
+        async (body) => {
+          await writeSerialized(es, body);
+          done += body.items;
+          onProgress?.({ phase: 'snapshot', done, total });
+        },
+        SNAPSHOT_PREFETCH,
+      );
+      return done;
+    },
+    SNAPSHOT,
+  );
 }
 
 /**

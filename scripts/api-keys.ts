@@ -64,7 +64,9 @@ try {
       if (keys.length === 0) console.log(`seller ${values.seller} has no keys`);
       for (const k of keys) {
         console.log(
-          [k.prefix + '…', k.label ?? '-', `created ${k.createdAt.toISOString()}`, k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'].join('\t'),
+          [k.prefix + '…', k.label ?? '-', `created ${k.createdAt.toISOString()}`, k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active'].join(
+            '\t',
+          ),
         );
       }
       break;

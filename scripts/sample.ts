@@ -40,19 +40,25 @@ async function main(): Promise<void> {
   });
   const parsed = argsSchema.safeParse(values);
   if (!parsed.success) {
-    console.error(`usage: npm run sample -- --listings N [--seed S] [--orders M] (--out FILE | --load)\n${parsed.error.issues.map((i) => `  ${i.path.join('.') || 'args'}: ${i.message}`).join('\n')}`);
+    console.error(
+      `usage: npm run sample -- --listings N [--seed S] [--orders M] (--out FILE | --load)\n${parsed.error.issues.map((i) => `  ${i.path.join('.') || 'args'}: ${i.message}`).join('\n')}`,
+    );
     process.exit(2);
   }
   const args = parsed.data;
   const sample = createSample(args.listings, args.seed);
   const s = sample.sizes;
-  console.error(`[sample] seed ${args.seed}: ${s.products} products, ${s.skus} skus, ${s.sellers} sellers, ${s.listings} listings, ${s.handoffStores} handoff stores, ${s.variants} variants`);
+  console.error(
+    `[sample] seed ${args.seed}: ${s.products} products, ${s.skus} skus, ${s.sellers} sellers, ${s.listings} listings, ${s.handoffStores} handoff stores, ${s.variants} variants`,
+  );
   const progress = progressReporter({ ...s, orders: args.orders });
   const started = performance.now();
   const orders = args.orders > 0 ? pickOrders(args.seed, sampleShops(args.seed, s), args.orders) : [];
   if (args.orders > 0) {
     const moving = orders.filter((o) => o.moves.length > 0).length;
-    console.error(`[sample] ${orders.length} orders picked in ${Math.round(performance.now() - started)} ms${args.load ? ` (${moving} to move after entry)` : ''}${orders.length < args.orders ? ': every shown offer is sold out' : ''}`);
+    console.error(
+      `[sample] ${orders.length} orders picked in ${Math.round(performance.now() - started)} ms${args.load ? ` (${moving} to move after entry)` : ''}${orders.length < args.orders ? ': every shown offer is sold out' : ''}`,
+    );
   }
 
   if (args.out !== undefined) {
@@ -74,7 +80,9 @@ async function main(): Promise<void> {
   }
   progress.finish();
   const ms = performance.now() - started;
-  console.error(`[sample] loaded ${s.listings} listings${orders.length > 0 ? ` and ${orders.length} orders` : ''} in ${Math.round(ms)} ms (${Math.round(s.listings / (ms / 1000))} listings/s overall)`);
+  console.error(
+    `[sample] loaded ${s.listings} listings${orders.length > 0 ? ` and ${orders.length} orders` : ''} in ${Math.round(ms)} ms (${Math.round(s.listings / (ms / 1000))} listings/s overall)`,
+  );
 }
 
 await main();

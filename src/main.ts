@@ -20,9 +20,11 @@ const services = createServices(infra);
 const app = createApp({ ...infra, services }, routeModules);
 
 // Requests Node's parser refuses (oversized headers, malformed) are answered in the envelope too.
-const server = handleClientErrors(app.listen(env.PORT, () => {
-  logger.info({ port: env.PORT, index: indexNames(env.INDEX_PREFIX).alias }, `API listening on http://localhost:${env.PORT}`);
-}));
+const server = handleClientErrors(
+  app.listen(env.PORT, () => {
+    logger.info({ port: env.PORT, index: indexNames(env.INDEX_PREFIX).alias }, `API listening on http://localhost:${env.PORT}`);
+  }),
+);
 
 const shutdown = (signal: string) => {
   logger.info({ signal }, 'shutting down');

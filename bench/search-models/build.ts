@@ -20,7 +20,22 @@ import { cardDoc, foldOffer, searchItem, type CardFold } from '../../src/search/
 import { snapshotChunks } from '../../indexer/rebuild.js';
 import { writeSerialized, type BulkBody } from '../../indexer/bulk.js';
 import { load } from '../world.js';
-import { addOffer, combo3Mapping, COMBO3_INDEX, COMBO3_MAX, comboFields, comboMapping, COMBO_INDEX, nestedMapping, NESTED_INDEX, settings, skusMapping, SKUS_INDEX, type Group, type ProductGroups } from './model.js';
+import {
+  addOffer,
+  combo3Mapping,
+  COMBO3_INDEX,
+  COMBO3_MAX,
+  comboFields,
+  comboMapping,
+  COMBO_INDEX,
+  nestedMapping,
+  NESTED_INDEX,
+  settings,
+  skusMapping,
+  SKUS_INDEX,
+  type Group,
+  type ProductGroups,
+} from './model.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -73,7 +88,9 @@ for (const p of products.values()) {
   maxGroups = Math.max(maxGroups, p.groups.size);
   groups += p.groups.size;
 }
-log(`snapshot: ${offers} offer docs -> ${products.size} products, ${groups} shown (sku, store) groups (max ${maxGroups} a product) in ${Math.round(readMs)} ms; ${load()}`);
+log(
+  `snapshot: ${offers} offer docs -> ${products.size} products, ${groups} shown (sku, store) groups (max ${maxGroups} a product) in ${Math.round(readMs)} ms; ${load()}`,
+);
 if (maxGroups > 100) throw new Error('more groups than index.max_inner_result_window (100): raise it');
 
 // ---- 2. documents per model
@@ -149,7 +166,12 @@ function* skuDocs(): Generator<Doc> {
           lane: uniq(gs.map((g) => g.lane)),
           isSealed: gs.some((g) => g.isSealed),
           price,
-          item: searchItem(item, { fromPrice: price, sellerCount: new Set(gs.map((g) => g.storeKey)).size, isSealed: gs.some((g) => g.isSealed), hasNative: gs.some((g) => g.lane === 'native') }),
+          item: searchItem(item, {
+            fromPrice: price,
+            sellerCount: new Set(gs.map((g) => g.storeKey)).size,
+            isSealed: gs.some((g) => g.isSealed),
+            hasNative: gs.some((g) => g.lane === 'native'),
+          }),
         },
       };
     }
@@ -236,7 +258,9 @@ for (const [model, index, mappings, docs] of plan) {
   await freshIndex(index, mappings);
   const bulkMs = await bulkAll(es, s.bodies);
   const f = await finish(index);
-  log(`${model}: ${s.count} docs (${f.docs} Lucene docs incl. nested), ${(s.bytes / 1e6).toFixed(0)} MB NDJSON, build+serialize ${Math.round(s.ms)} ms, _bulk ${Math.round(bulkMs)} ms, refresh ${Math.round(f.refreshMs)} ms, store ${(f.bytes / 1e6).toFixed(0)} MB; ${load()}`);
+  log(
+    `${model}: ${s.count} docs (${f.docs} Lucene docs incl. nested), ${(s.bytes / 1e6).toFixed(0)} MB NDJSON, build+serialize ${Math.round(s.ms)} ms, _bulk ${Math.round(bulkMs)} ms, refresh ${Math.round(f.refreshMs)} ms, store ${(f.bytes / 1e6).toFixed(0)} MB; ${load()}`,
+  );
   // The same bytes once more into a scratch index: the raw _bulk this model's write is compared with.
   const raw = `${index}-raw`;
   const rawBodies = retarget(s.bodies, index, raw);

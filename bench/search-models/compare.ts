@@ -19,7 +19,17 @@ import { searchPage, type SearchPage } from '../../src/search/queries/search-res
 import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/queries/card-search.js';
 import { load, pct } from '../world.js';
 import { COMBO3_INDEX, COMBO3_MAX, COMBO_INDEX, NESTED_INDEX, SKUS_INDEX } from './model.js';
-import { comboSearchBody, comboSearchPage, setComboMax, nestedSearchBody, nestedSearchPage, reference, skusSearchBody, skusSearchPage, type RefProduct } from './queries.js';
+import {
+  comboSearchBody,
+  comboSearchPage,
+  setComboMax,
+  nestedSearchBody,
+  nestedSearchPage,
+  reference,
+  skusSearchBody,
+  skusSearchPage,
+  type RefProduct,
+} from './queries.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -124,7 +134,9 @@ function diff(got: SearchPage, items: SearchPage['items'], facets: SearchPage['f
 
 const results: unknown[] = [];
 const only = values.only ? new Set(values.only.split(',').map(Number)) : null;
-console.log(`| search | matching products | page | ${PATHS.map((p) => `${p} took p50 / p99 (n)`).join(' | ')} | ${PATHS.map((p) => `${p} vs exact: items / facet values differing (max error)`).join(' | ')} |`);
+console.log(
+  `| search | matching products | page | ${PATHS.map((p) => `${p} took p50 / p99 (n)`).join(' | ')} | ${PATHS.map((p) => `${p} vs exact: items / facet values differing (max error)`).join(' | ')} |`,
+);
 console.log(`|---|---|---|${PATHS.map(() => '---|').join('')}${PATHS.map(() => '---|').join('')}`);
 for (const [ci, raw] of CASES.entries()) {
   if (only && !only.has(ci)) continue;
@@ -164,7 +176,10 @@ log(load());
 // The first candidate path named (--paths), else nested.
 const walkPath: Path = PATHS.find((p) => p !== 'current') ?? 'nested';
 if (values.walk) {
-  for (const raw of [{ language: 'Korean', limit: '100' }, { sellerCode: largest[4]!, condition: 'Near Mint', limit: '100', sort: 'name_desc' }]) {
+  for (const raw of [
+    { language: 'Korean', limit: '100' },
+    { sellerCode: largest[4]!, condition: 'Near Mint', limit: '100', sort: 'name_desc' },
+  ]) {
     const q = searchQuerySchema.parse(raw);
     const ref = reference(products, q);
     const seen: number[] = [];
@@ -179,7 +194,10 @@ if (values.walk) {
       if (r.page.nextAfter === null) break;
       after = r.page.nextAfter;
     }
-    const same = isDeepStrictEqual(seen, ref.items.map((i) => i.productId));
+    const same = isDeepStrictEqual(
+      seen,
+      ref.items.map((i) => i.productId),
+    );
     const firstTen = tooks.slice(0, 10);
     const lastTen = tooks.slice(-10);
     const mean = (xs: number[]) => (xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(1);

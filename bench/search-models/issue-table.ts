@@ -8,7 +8,16 @@ import { cardSearchBody, usesCards } from '../../src/search/queries/card-search.
 import { load } from '../world.js';
 const es = createEsClient(loadEnv().ELASTICSEARCH_URL, 120_000);
 const reps = Number(process.argv[2] ?? 3);
-const cases = [{ condition: 'Near Mint' }, { checkoutMode: 'express' }, { condition: 'Near Mint', language: 'English' }, { language: 'Japanese' }, { sellerCode: 'resund-games-1' }, { category: 'Pokémon', finish: 'Holofoil' }, {}, { sort: 'name_desc' }];
+const cases = [
+  { condition: 'Near Mint' },
+  { checkoutMode: 'express' },
+  { condition: 'Near Mint', language: 'English' },
+  { language: 'Japanese' },
+  { sellerCode: 'resund-games-1' },
+  { category: 'Pokémon', finish: 'Holofoil' },
+  {},
+  { sort: 'name_desc' },
+];
 for (const raw of cases) {
   const q = searchQuerySchema.parse(raw);
   const body = usesCards(q) ? cardSearchBody(q, null) : searchBody(q, null);

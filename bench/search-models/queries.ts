@@ -244,7 +244,15 @@ export function reference(products: RefProduct[], q: SearchQuery): { items: Sear
   matched.sort((a, b) => compareCodePoints(a.p.sortKey, b.p.sortKey) * (q.sort === 'name' ? 1 : -1));
   const items = matched.map(({ p, gs }) =>
     searchItem(
-      { productId: p.card.productId, name: p.card.name, set: p.card.set, category: p.card.category, rarity: p.card.rarity, collectorNumber: p.card.collectorNumber, imageUrl: p.card.imageUrl },
+      {
+        productId: p.card.productId,
+        name: p.card.name,
+        set: p.card.set,
+        category: p.card.category,
+        rarity: p.card.rarity,
+        collectorNumber: p.card.collectorNumber,
+        imageUrl: p.card.imageUrl,
+      },
       {
         fromPrice: Math.min(...gs.map((g) => g.price)),
         sellerCount: new Set(gs.map((g) => g.storeKey)).size,
@@ -302,7 +310,13 @@ let comboMax = 5;
 export const setComboMax = (n: number) => {
   comboMax = n;
 };
-const GROUP_FIELD: Record<Dim, string> = { c: 'groups.condition', l: 'groups.language', f: 'groups.finish', s: 'groups.sellerCode', m: 'groups.checkoutMode' };
+const GROUP_FIELD: Record<Dim, string> = {
+  c: 'groups.condition',
+  l: 'groups.language',
+  f: 'groups.finish',
+  s: 'groups.sellerCode',
+  m: 'groups.checkoutMode',
+};
 
 /** Products with a group matching every selection, as one clause on the card (null: no selection). */
 function comboFilter(sel: Partial<Record<Dim, string[]>>): Clause | null {

@@ -45,7 +45,5 @@ export function okJson(dataJson: string, extra: { degraded?: boolean } = {}): st
 }
 
 export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
-  return details === undefined
-    ? { success: false, error: { code, message } }
-    : { success: false, error: { code, message, details } };
+  return details === undefined ? { success: false, error: { code, message } } : { success: false, error: { code, message, details } };
 }

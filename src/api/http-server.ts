@@ -15,9 +15,7 @@ export function handleClientErrors(server: Server): Server {
     }
     const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
     const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    const body = JSON.stringify(
-      errorBody('INVALID_REQUEST', tooLarge ? 'Request line and headers are too large' : 'Malformed HTTP request'),
-    );
+    const body = JSON.stringify(errorBody('INVALID_REQUEST', tooLarge ? 'Request line and headers are too large' : 'Malformed HTTP request'));
     socket.end(
       `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Service-Api-Version: ${CURRENT_API_VERSION}\r\nConnection: close\r\n\r\n${body}`,

@@ -5,86 +5,94 @@ export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
 
 // One schema for every entry point (API, indexer, ops scripts, tests), so a bad value fails
 // at start-up with the variable's name instead of deep inside a request.
-const envSchema = z.object({
-  DATABASE_URL: z.string().min(1).default('postgres://postgres@127.0.0.1:54329/marketplace'),
-  ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:9209'),
-  INDEX_PREFIX: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
-    .default('mp'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  NODE_ENV: z.string().optional(),
-  CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
-  ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
-  RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
-  RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
-  /** Seller routes, per client address, before authentication. */
-  RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
-  /** Failed authentications per client address; once spent the address is refused before any key lookup. */
-  RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
-  /** In-flight listing writes (single, bulk, purge) per seller; more get 429 RATE_LIMITED. */
-  SELLER_MAX_CONCURRENT_WRITES: z.coerce.number().int().positive().default(4),
-  /** API main pool size, and the small separate pool for key lookups and /readyz. */
-  PG_POOL_SIZE: z.coerce.number().int().positive().default(20),
-  PG_AUTH_POOL_SIZE: z.coerce.number().int().positive().default(3),
-  /** Longest wait for a free PostgreSQL connection before a request fails with 503. */
-  PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
-  /** statement_timeout of the API's connections (seller routes; buyer fallbacks set their own, shorter). */
-  PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
-  /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
-  TRUST_PROXY: z.string().min(1).default('loopback'),
-  /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
-  HEALTH_DETAILS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-  // Degraded Mode warm set (docs/search-design.md "Degraded Mode: the warm set").
-  /** 'true' only: the API warms the last-good cache with the landing grid and each single-filter grid. */
-  DEGRADED_WARM_ENABLED: z
-    .enum(['true', 'false'])
-    .default('true')
-    .transform((v) => v === 'true'),
-  /** Shortest time between the end of a warm pass and the next check for index changes. */
-  DEGRADED_WARM_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
-  /** Values per facet warmed (the facets return at most 100, most products first). */
-  DEGRADED_WARM_PER_FACET: z.coerce.number().int().min(0).max(100).default(100),
-  /** Warm requests in flight at once: 1 or 2, so the warmer never competes with buyers. */
-  DEGRADED_WARM_CONCURRENCY: z.coerce.number().int().min(1).max(2).default(1),
-  /** Timeout of one warm request (longer than a buyer's: a slow grid is still worth keeping). */
-  DEGRADED_WARM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
-  DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
-  // Webhook dispatcher (DECISIONS.md "Events").
-  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
-  WEBHOOK_RETRY_DELAYS_MS: z
-    .string()
-    .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
-    .transform((s, ctx) => {
-      const parts = s.split(',').map((p) => p.trim()).filter((p) => p !== '');
-      const delays = parts.map(Number);
-      if (delays.some((d) => !Number.isInteger(d) || d < 0)) {
-        ctx.addIssue({ code: 'custom', message: 'comma-separated non-negative integers (milliseconds)' });
-        return z.NEVER;
-      }
-      return delays;
-    }),
-  // 'true' only: z.coerce.boolean() would read the string 'false' as true.
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
-  WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
-  WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
-  WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
-}).superRefine((env, ctx) => {
-  // Anyone can read the development secret, and with it forge any cursor: production must set its own.
-  if (env.NODE_ENV === 'production' && (env.CURSOR_SECRET === DEV_CURSOR_SECRET || env.CURSOR_SECRET.length < 32)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['CURSOR_SECRET'],
-      message: 'NODE_ENV=production needs a CURSOR_SECRET of at least 32 characters other than the development default (e.g. `openssl rand -hex 32`)',
-    });
-  }
-});
+const envSchema = z
+  .object({
+    DATABASE_URL: z.string().min(1).default('postgres://postgres@127.0.0.1:54329/marketplace'),
+    ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:9209'),
+    INDEX_PREFIX: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
+      .default('mp'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    NODE_ENV: z.string().optional(),
+    CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
+    ES_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+    RATE_LIMIT_SELLER_PER_MIN: z.coerce.number().int().positive().default(600),
+    RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
+    /** Seller routes, per client address, before authentication. */
+    RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
+    /** Failed authentications per client address; once spent the address is refused before any key lookup. */
+    RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
+    /** In-flight listing writes (single, bulk, purge) per seller; more get 429 RATE_LIMITED. */
+    SELLER_MAX_CONCURRENT_WRITES: z.coerce.number().int().positive().default(4),
+    /** API main pool size, and the small separate pool for key lookups and /readyz. */
+    PG_POOL_SIZE: z.coerce.number().int().positive().default(20),
+    PG_AUTH_POOL_SIZE: z.coerce.number().int().positive().default(3),
+    /** Longest wait for a free PostgreSQL connection before a request fails with 503. */
+    PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+    /** statement_timeout of the API's connections (seller routes; buyer fallbacks set their own, shorter). */
+    PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+    /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
+    TRUST_PROXY: z.string().min(1).default('loopback'),
+    /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
+    HEALTH_DETAILS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    // Degraded Mode warm set (docs/search-design.md "Degraded Mode: the warm set").
+    /** 'true' only: the API warms the last-good cache with the landing grid and each single-filter grid. */
+    DEGRADED_WARM_ENABLED: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    /** Shortest time between the end of a warm pass and the next check for index changes. */
+    DEGRADED_WARM_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+    /** Values per facet warmed (the facets return at most 100, most products first). */
+    DEGRADED_WARM_PER_FACET: z.coerce.number().int().min(0).max(100).default(100),
+    /** Warm requests in flight at once: 1 or 2, so the warmer never competes with buyers. */
+    DEGRADED_WARM_CONCURRENCY: z.coerce.number().int().min(1).max(2).default(1),
+    /** Timeout of one warm request (longer than a buyer's: a slow grid is still worth keeping). */
+    DEGRADED_WARM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
+    DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
+    // Webhook dispatcher (DECISIONS.md "Events").
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+    WEBHOOK_RETRY_DELAYS_MS: z
+      .string()
+      .default('5000,300000,1800000,7200000,18000000,36000000,36000000')
+      .transform((s, ctx) => {
+        const parts = s
+          .split(',')
+          .map((p) => p.trim())
+          .filter((p) => p !== '');
+        const delays = parts.map(Number);
+        if (delays.some((d) => !Number.isInteger(d) || d < 0)) {
+          ctx.addIssue({ code: 'custom', message: 'comma-separated non-negative integers (milliseconds)' });
+          return z.NEVER;
+        }
+        return delays;
+      }),
+    // 'true' only: z.coerce.boolean() would read the string 'false' as true.
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+    WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
+    WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
+    WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
+    WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  })
+  .superRefine((env, ctx) => {
+    // Anyone can read the development secret, and with it forge any cursor: production must set its own.
+    if (env.NODE_ENV === 'production' && (env.CURSOR_SECRET === DEV_CURSOR_SECRET || env.CURSOR_SECRET.length < 32)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CURSOR_SECRET'],
+        message: 'NODE_ENV=production needs a CURSOR_SECRET of at least 32 characters other than the development default (e.g. `openssl rand -hex 32`)',
+      });
+    }
+  });
 
 export type Env = z.infer<typeof envSchema>;
 

@@ -7,48 +7,49 @@ import { queryInt } from './query.js';
 
 const filterString = z.string().min(1).max(255);
 /** A filter given once or repeated (`condition=a&condition=b`); always an array after parsing. */
-const multiFilter = z
-  .union([filterString, z.array(filterString).min(1)])
-  .transform((v) => (Array.isArray(v) ? v : [v]));
+const multiFilter = z.union([filterString, z.array(filterString).min(1)]).transform((v) => (Array.isArray(v) ? v : [v]));
 
 export const productParamsSchema = z.object({
-  productId: z.string().regex(/^[1-9]\d{0,9}$/, 'must be an integer > 0').transform(Number).pipe(z.number().int().max(2147483647)),
+  productId: z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, 'must be an integer > 0')
+    .transform(Number)
+    .pipe(z.number().int().max(2147483647)),
 });
 
-export const productQuerySchema = z
-  .object({
-    condition: multiFilter.optional(),
-    language: multiFilter.optional(),
-    finish: multiFilter.optional(),
-    limit: queryInt(1, 100).default(50).describe('Page size, 1 to 100; default 50'),
-    offset: z.union([queryInt(0), z.literal('null'), z.literal('')]).transform((v) => (typeof v === 'number' ? v : 0)).default(0),
-  });
+export const productQuerySchema = z.object({
+  condition: multiFilter.optional(),
+  language: multiFilter.optional(),
+  finish: multiFilter.optional(),
+  limit: queryInt(1, 100).default(50).describe('Page size, 1 to 100; default 50'),
+  offset: z
+    .union([queryInt(0), z.literal('null'), z.literal('')])
+    .transform((v) => (typeof v === 'number' ? v : 0))
+    .default(0),
+});
 export type ProductQuery = z.output<typeof productQuerySchema>;
 
-export const searchQuerySchema = z
-  .object({
-    keyword: z.string().max(255).optional().describe('Every term must match a term of the product name'),
-    category: filterString.optional(),
-    set: filterString.optional(),
-    rarity: filterString.optional(),
-    sellerCode: z.string().min(1).max(64).optional(),
-    condition: multiFilter.optional(),
-    language: multiFilter.optional(),
-    finish: multiFilter.optional(),
-    collectorNumber: multiFilter.optional(),
-    checkoutMode: z.enum(['express', 'manual', 'any']).default('any'),
-    sort: z.enum(['name', 'name_desc']).default('name'),
-    limit: queryInt(1, 100).default(24).describe('Page size, 1 to 100; default 24'),
-    cursor: z.string().min(1).max(2048).optional(),
-  });
+export const searchQuerySchema = z.object({
+  keyword: z.string().max(255).optional().describe('Every term must match a term of the product name'),
+  category: filterString.optional(),
+  set: filterString.optional(),
+  rarity: filterString.optional(),
+  sellerCode: z.string().min(1).max(64).optional(),
+  condition: multiFilter.optional(),
+  language: multiFilter.optional(),
+  finish: multiFilter.optional(),
+  collectorNumber: multiFilter.optional(),
+  checkoutMode: z.enum(['express', 'manual', 'any']).default('any'),
+  sort: z.enum(['name', 'name_desc']).default('name'),
+  limit: queryInt(1, 100).default(24).describe('Page size, 1 to 100; default 24'),
+  cursor: z.string().min(1).max(2048).optional(),
+});
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
 export const MAX_LOOKUP_LINES = 500;
 export const lookupBodySchema = z
   .object({
-    lines: z
-      .array(z.object({ sellerId: z.number().int().positive(), skuId: z.number().int().positive() }).strict())
-      .max(MAX_LOOKUP_LINES),
+    lines: z.array(z.object({ sellerId: z.number().int().positive(), skuId: z.number().int().positive() }).strict()).max(MAX_LOOKUP_LINES),
   })
   .strict();
 export type LookupBody = z.output<typeof lookupBodySchema>;
@@ -149,15 +150,11 @@ export const cartLineSchema = z.object({
   sellerId: z.number().int(),
   skuId: z.number().int(),
   seller: z.object({ name: z.string() }).nullable(),
-  product: z
-    .object({ productId: z.number().int(), name: z.string().nullable(), set: z.string().nullable(), image: z.string().nullable() })
-    .nullable(),
+  product: z.object({ productId: z.number().int(), name: z.string().nullable(), set: z.string().nullable(), image: z.string().nullable() }).nullable(),
   sku: z.object({ condition: z.string().nullable(), language: z.string().nullable(), finish: z.string().nullable() }).nullable(),
   currentPrice: z.number().int().nullable(),
   available: z.number().int(),
-  sellerUnavailable: z
-    .object({ sellerId: z.number().int(), reason: z.enum(['SELLER_ON_VACATION', 'SELLER_UNAVAILABLE']) })
-    .optional(),
+  sellerUnavailable: z.object({ sellerId: z.number().int(), reason: z.enum(['SELLER_ON_VACATION', 'SELLER_UNAVAILABLE']) }).optional(),
   policy: z
     .object({
       status: z.enum(['eligible', 'blocked']),

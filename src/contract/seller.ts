@@ -88,7 +88,7 @@ export const bulkBodySchema = z.strictObject({
 export const writeStatusSchema = z.enum(['applied', 'unmatched', 'rejected']);
 
 export const listingWriteResultSchema = z.object({
-  skuId: z.int().describe('The item\'s skuId; 0 when the item carried no usable integer skuId'),
+  skuId: z.int().describe("The item's skuId; 0 when the item carried no usable integer skuId"),
   op: z.enum(['upsert', 'delete']),
   status: writeStatusSchema.describe(
     '`applied`; `unmatched` (UNMATCHED: persisted, sku not in the catalog, not browsable); `rejected` (REJECTED: not persisted, see reason)',

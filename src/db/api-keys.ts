@@ -18,7 +18,13 @@ export interface ActiveKeyRow extends KeyOwner {
  * constant time. Empty when the seller is unknown or has no active key.
  */
 export async function activeKeysForSeller(pool: Pool, sellerCode: string): Promise<ActiveKeyRow[]> {
-  const { rows } = await pool.query<{ seller_id: number; seller_code: string; inventory_source: KeyOwner['inventorySource']; key_id: number; key_hash: Buffer }>(
+  const { rows } = await pool.query<{
+    seller_id: number;
+    seller_code: string;
+    inventory_source: KeyOwner['inventorySource'];
+    key_id: number;
+    key_hash: Buffer;
+  }>(
     `SELECT s.seller_id, s.seller_code, s.inventory_source, k.key_id, k.key_hash
        FROM sellers s
        JOIN api_keys k ON k.seller_id = s.seller_id AND k.revoked_at IS NULL
@@ -59,20 +65,16 @@ export async function issueApiKey(pool: Pool, sellerCode: string, label: string 
 
 /** Revokes one key given in full; false when no active key has that hash. */
 export async function revokeApiKey(pool: Pool, key: string): Promise<boolean> {
-  const { rowCount } = await pool.query(
-    `UPDATE api_keys SET revoked_at = clock_timestamp() WHERE key_hash = $1 AND revoked_at IS NULL`,
-    [hashApiKey(key)],
-  );
+  const { rowCount } = await pool.query(`UPDATE api_keys SET revoked_at = clock_timestamp() WHERE key_hash = $1 AND revoked_at IS NULL`, [
+    hashApiKey(key),
+  ]);
   return (rowCount ?? 0) > 0;
 }
 
 /** Revokes every active key of the seller; returns how many. */
 export async function revokeAllApiKeys(pool: Pool, sellerCode: string): Promise<number> {
   const sellerId = await sellerIdByCode(pool, sellerCode);
-  const { rowCount } = await pool.query(
-    `UPDATE api_keys SET revoked_at = clock_timestamp() WHERE seller_id = $1 AND revoked_at IS NULL`,
-    [sellerId],
-  );
+  const { rowCount } = await pool.query(`UPDATE api_keys SET revoked_at = clock_timestamp() WHERE seller_id = $1 AND revoked_at IS NULL`, [sellerId]);
   return rowCount ?? 0;
 }
 

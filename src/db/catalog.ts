@@ -33,10 +33,9 @@ export async function findProductIds(c: PoolClient, ids: readonly number[]): Pro
 /** sku id -> catalog product id, for those of these skus that exist. */
 export async function findSkuProducts(c: PoolClient, ids: readonly number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await c.query<{ sku: number; product: number }>(
-    'SELECT sku_id AS sku, product_id AS product FROM skus WHERE sku_id = ANY($1::int[])',
-    [ids],
-  );
+  const { rows } = await c.query<{ sku: number; product: number }>('SELECT sku_id AS sku, product_id AS product FROM skus WHERE sku_id = ANY($1::int[])', [
+    ids,
+  ]);
   return new Map(rows.map((r) => [r.sku, r.product]));
 }
 
@@ -56,28 +55,35 @@ const upsertProductsFrom = (source: string) => `
 /** Insert or update by product_id; returns the number of rows actually written. */
 export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[]): Promise<number> {
   if (rows.length === 0) return 0;
-  const res = await c.query(
-    upsertProductsFrom('unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])'),
-    [
-      rows.map((r) => r.productId),
-      rows.map((r) => r.name),
-      rows.map((r) => r.set),
-      rows.map((r) => r.category),
-      rows.map((r) => r.rarity),
-      rows.map((r) => r.collectorNumber),
-      rows.map((r) => r.imageUrl),
-      rows.map((r) => JSON.stringify(r.details)),
-    ],
-  );
+  const res = await c.query(upsertProductsFrom('unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])'), [
+    rows.map((r) => r.productId),
+    rows.map((r) => r.name),
+    rows.map((r) => r.set),
+    rows.map((r) => r.category),
+    rows.map((r) => r.rarity),
+    rows.map((r) => r.collectorNumber),
+    rows.map((r) => r.imageUrl),
+    rows.map((r) => JSON.stringify(r.details)),
+  ]);
   return res.rowCount ?? 0;
 }
 
 /** Bulk form for millions of rows: COPY into a staging table, then one upsert. */
 export async function bulkUpsertProducts(c: PoolClient, rows: Iterable<ProductRow>, onRow?: () => void): Promise<BulkCount> {
-  await createStage(c, 'stage_products', 'product_id int, name text, set_name text, category text, rarity text, collector_number text, image_url text, details jsonb');
-  const [copied, copyMs] = await timedCopy(() => copyRows(c, 'stage_products', PRODUCT_COLUMNS.split(', '), mapRows(rows, (r) => [
-    r.productId, r.name, r.set, r.category, r.rarity, r.collectorNumber, r.imageUrl, JSON.stringify(r.details),
-  ]), onRow));
+  await createStage(
+    c,
+    'stage_products',
+    'product_id int, name text, set_name text, category text, rarity text, collector_number text, image_url text, details jsonb',
+  );
+  const [copied, copyMs] = await timedCopy(() =>
+    copyRows(
+      c,
+      'stage_products',
+      PRODUCT_COLUMNS.split(', '),
+      mapRows(rows, (r) => [r.productId, r.name, r.set, r.category, r.rarity, r.collectorNumber, r.imageUrl, JSON.stringify(r.details)]),
+      onRow,
+    ),
+  );
   const res = await c.query(upsertProductsFrom('stage_products'));
   return { copied, written: res.rowCount ?? 0, copyMs };
 }
@@ -105,8 +111,15 @@ export async function upsertSkus(c: PoolClient, rows: readonly SkuRow[]): Promis
 
 export async function bulkUpsertSkus(c: PoolClient, rows: Iterable<SkuRow>, onRow?: () => void): Promise<BulkCount> {
   await createStage(c, 'stage_skus', 'sku_id int, product_id int, condition text, language text, finish text');
-  const [copied, copyMs] = await timedCopy(() => copyRows(c, 'stage_skus', ['sku_id', 'product_id', 'condition', 'language', 'finish'],
-    mapRows(rows, (r) => [r.skuId, r.productId, r.condition, r.language, r.finish]), onRow));
+  const [copied, copyMs] = await timedCopy(() =>
+    copyRows(
+      c,
+      'stage_skus',
+      ['sku_id', 'product_id', 'condition', 'language', 'finish'],
+      mapRows(rows, (r) => [r.skuId, r.productId, r.condition, r.language, r.finish]),
+      onRow,
+    ),
+  );
   const res = await c.query(upsertSkusFrom('stage_skus'));
   return { copied, written: res.rowCount ?? 0, copyMs };
 }

@@ -9,12 +9,15 @@ import type { PoolClient } from './pool.js';
 export type CopyValue = string | number | boolean | null;
 
 /** Rows streamed into the staging table, and rows the upsert actually wrote. */
-export interface BulkCount { copied: number; written: number; copyMs: number }
+export interface BulkCount {
+  copied: number;
+  written: number;
+  copyMs: number;
+}
 
 export function* mapRows<T, U>(rows: Iterable<T>, f: (row: T) => U): Generator<U> {
   for (const row of rows) yield f(row);
 }
-
 
 /** One value in COPY text format: \N for null, backslash escapes for the special characters. */
 export function copyText(v: CopyValue): string {

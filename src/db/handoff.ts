@@ -4,9 +4,25 @@ import type { ReplaceCount } from './sellers.js';
 // SQL of handoff (manual checkout) stores, their reviews and variants. Same conventions as
 // sellers.ts: set-based, identical rows untouched, "replace" = make the rows equal the list.
 
-export interface HandoffStoreRow { storeSlug: string; storeName: string; sellerCode: string | null; active: boolean }
-export interface StoreReviewRow { storeSlug: string; position: number; score: number }
-export interface VariantRow { variantId: number; storeSlug: string; skuId: number; productId: number; price: number; quantity: number }
+export interface HandoffStoreRow {
+  storeSlug: string;
+  storeName: string;
+  sellerCode: string | null;
+  active: boolean;
+}
+export interface StoreReviewRow {
+  storeSlug: string;
+  position: number;
+  score: number;
+}
+export interface VariantRow {
+  variantId: number;
+  storeSlug: string;
+  skuId: number;
+  productId: number;
+  price: number;
+  quantity: number;
+}
 
 /** seller_code -> store_slug for the existing stores using these codes. */
 export async function findStoresByCode(c: PoolClient, codes: readonly string[]): Promise<Map<string, string>> {
@@ -39,13 +55,16 @@ export async function replaceStoreReviews(c: PoolClient, slugs: readonly string[
         AND (r.store_slug, r.position) NOT IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
     [slugs, rowSlugs, positions],
   );
-  const ins = rows.length === 0 ? null : await c.query(
-    `INSERT INTO handoff_store_reviews AS t (store_slug, position, score)
+  const ins =
+    rows.length === 0
+      ? null
+      : await c.query(
+          `INSERT INTO handoff_store_reviews AS t (store_slug, position, score)
      SELECT * FROM unnest($1::text[], $2::int[], $3::smallint[])
      ON CONFLICT (store_slug, position) DO UPDATE SET score = EXCLUDED.score
      WHERE t.score IS DISTINCT FROM EXCLUDED.score`,
-    [rowSlugs, positions, rows.map((r) => r.score)],
-  );
+          [rowSlugs, positions, rows.map((r) => r.score)],
+        );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
 
@@ -55,10 +74,10 @@ export async function replaceStoreReviews(c: PoolClient, slugs: readonly string[
  */
 export async function replaceVariants(c: PoolClient, slugs: readonly string[], rows: readonly VariantRow[]): Promise<ReplaceCount> {
   if (slugs.length === 0) return { written: 0, deleted: 0 };
-  const del = await c.query(
-    'DELETE FROM handoff_variants v WHERE v.store_slug = ANY($1::text[]) AND v.variant_id <> ALL($2::int[])',
-    [slugs, rows.map((r) => r.variantId)],
-  );
+  const del = await c.query('DELETE FROM handoff_variants v WHERE v.store_slug = ANY($1::text[]) AND v.variant_id <> ALL($2::int[])', [
+    slugs,
+    rows.map((r) => r.variantId),
+  ]);
   const ins = rows.length === 0 ? null : await upsertVariants(c, rows);
   return { written: ins ?? 0, deleted: del.rowCount ?? 0 };
 }

@@ -51,8 +51,15 @@ export async function upsertPushedListings(c: PoolClient, rows: readonly PushedL
 /** upsertPushedListings for millions of rows: COPY into a staging table, then one upsert. */
 export async function bulkUpsertPushedListings(c: PoolClient, rows: Iterable<PushedListingRow>, onRow?: () => void): Promise<BulkCount> {
   await createStage(c, 'stage_listings', 'seller_id int, sku_id int, product_id int, price int, quantity int, external_ref text, as_of timestamptz');
-  const [copied, copyMs] = await timedCopy(() => copyRows(c, 'stage_listings', ['seller_id', 'sku_id', 'product_id', 'price', 'quantity', 'external_ref', 'as_of'],
-    mapRows(rows, (r) => [r.sellerId, r.skuId, r.productId, r.price, r.quantity, r.externalRef, r.asOf]), onRow));
+  const [copied, copyMs] = await timedCopy(() =>
+    copyRows(
+      c,
+      'stage_listings',
+      ['seller_id', 'sku_id', 'product_id', 'price', 'quantity', 'external_ref', 'as_of'],
+      mapRows(rows, (r) => [r.sellerId, r.skuId, r.productId, r.price, r.quantity, r.externalRef, r.asOf]),
+      onRow,
+    ),
+  );
   const res = await c.query(upsertPushedListingsFrom('stage_listings f'));
   return { copied, written: res.rowCount ?? 0, copyMs };
 }
@@ -91,8 +98,14 @@ export interface StoredListingRow {
 export async function storedListingsForWrite(c: PoolClient, sellerId: number, skuIds: readonly number[]): Promise<StoredListingRow[]> {
   if (skuIds.length === 0) return [];
   const { rows } = await c.query<{
-    sku_id: number; product_id: number; price: number; quantity: number; external_ref: string | null;
-    as_of_us: string | null; deleted: boolean; matched: boolean;
+    sku_id: number;
+    product_id: number;
+    price: number;
+    quantity: number;
+    external_ref: string | null;
+    as_of_us: string | null;
+    deleted: boolean;
+    matched: boolean;
   }>(
     // One primary-key probe per sku (LATERAL ... LIMIT 1 keeps the planner from turning it into a
     // scan of the seller's whole range when the table's statistics are stale, e.g. a fresh table
@@ -223,9 +236,18 @@ export async function exportSellerListings(
   opts: { limit: number; updatedSince: string | null; includeDeleted: boolean; after: ExportPosition | null },
 ): Promise<ExportListingRow[]> {
   const { rows } = await pool.query<{
-    listing_id: number; sku_id: number; product_id: number; match_status: 'matched' | 'unmatched'; quantity: number;
-    available: number; price: number; external_ref: string | null; browsable: boolean; deleted_at: Date | null;
-    updated_at: Date; updated_key: string;
+    listing_id: number;
+    sku_id: number;
+    product_id: number;
+    match_status: 'matched' | 'unmatched';
+    quantity: number;
+    available: number;
+    price: number;
+    external_ref: string | null;
+    browsable: boolean;
+    deleted_at: Date | null;
+    updated_at: Date;
+    updated_key: string;
   }>(
     `WITH r AS (SELECT cardinality(incomplete) = 0 AS eligible FROM seller_readiness WHERE seller_id = $1)
      SELECT l.listing_id, l.sku_id, l.product_id, l.match_status, l.quantity, ${LISTING_AVAILABLE_SQL} AS available,
@@ -263,8 +285,5 @@ export async function exportSellerListings(
  */
 export async function lockManySellersListings(c: PoolClient, sellerIds: readonly number[]): Promise<void> {
   if (sellerIds.length === 0) return;
-  await c.query(
-    'SELECT pg_advisory_xact_lock(1280442369, s) FROM (SELECT DISTINCT s FROM unnest($1::int[]) s ORDER BY s) ids',
-    [sellerIds],
-  );
+  await c.query('SELECT pg_advisory_xact_lock(1280442369, s) FROM (SELECT DISTINCT s FROM unnest($1::int[]) s ORDER BY s) ids', [sellerIds]);
 }

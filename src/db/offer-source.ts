@@ -215,15 +215,9 @@ export async function productFacts(db: Db, productIds: number[]): Promise<Map<nu
 
 export async function skuFacts(db: Db, skuIds: number[]): Promise<Map<number, SkuFacts>> {
   if (skuIds.length === 0) return new Map();
-  const { rows } = await db.query(
-    `SELECT sku_id, product_id, condition, language, finish FROM skus WHERE sku_id = ANY($1::int[])`,
-    [skuIds],
-  );
+  const { rows } = await db.query(`SELECT sku_id, product_id, condition, language, finish FROM skus WHERE sku_id = ANY($1::int[])`, [skuIds]);
   return new Map(
-    rows.map((r) => [
-      r.sku_id,
-      { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish },
-    ]),
+    rows.map((r) => [r.sku_id, { skuId: r.sku_id, productId: r.product_id, condition: r.condition, language: r.language, finish: r.finish }]),
   );
 }
 
@@ -281,10 +275,7 @@ export interface Pair {
 /** Every listing (live or not) of these sellers: deleted ones must leave the index too. */
 export async function pairsOfSellers(db: Db, sellerIds: number[]): Promise<Pair[]> {
   if (sellerIds.length === 0) return [];
-  const { rows } = await db.query(
-    `SELECT seller_id, sku_id FROM listings WHERE seller_id = ANY($1::int[])`,
-    [sellerIds],
-  );
+  const { rows } = await db.query(`SELECT seller_id, sku_id FROM listings WHERE seller_id = ANY($1::int[])`, [sellerIds]);
   return rows.map((r) => ({ sellerId: r.seller_id, skuId: r.sku_id }));
 }
 
@@ -323,10 +314,10 @@ export async function skusOfProducts(db: Db, productIds: number[]): Promise<numb
 }
 
 export async function variantsOf(db: Db, by: { slugs?: string[]; skuIds?: number[] }): Promise<number[]> {
-  const { rows } = await db.query(
-    `SELECT variant_id FROM handoff_variants WHERE store_slug = ANY($1::text[]) OR sku_id = ANY($2::int[])`,
-    [by.slugs ?? [], by.skuIds ?? []],
-  );
+  const { rows } = await db.query(`SELECT variant_id FROM handoff_variants WHERE store_slug = ANY($1::text[]) OR sku_id = ANY($2::int[])`, [
+    by.slugs ?? [],
+    by.skuIds ?? [],
+  ]);
   return rows.map((r) => r.variant_id);
 }
 
@@ -362,16 +353,8 @@ export async function pairsPage(db: Db, after: Pair | null, limit: number): Prom
 }
 
 /** Keyset page over ids of a simple table, for full rebuilds. */
-export async function idsPage(
-  db: Db,
-  table: 'products' | 'skus' | 'sellers' | 'handoff_variants',
-  after: number,
-  limit: number,
-): Promise<number[]> {
+export async function idsPage(db: Db, table: 'products' | 'skus' | 'sellers' | 'handoff_variants', after: number, limit: number): Promise<number[]> {
   const column = { products: 'product_id', skus: 'sku_id', sellers: 'seller_id', handoff_variants: 'variant_id' }[table];
-  const { rows } = await db.query(`SELECT ${column} AS id FROM ${table} WHERE ${column} > $1 ORDER BY ${column} LIMIT $2`, [
-    after,
-    limit,
-  ]);
+  const { rows } = await db.query(`SELECT ${column} AS id FROM ${table} WHERE ${column} > $1 ORDER BY ${column} LIMIT $2`, [after, limit]);
   return rows.map((r) => r.id);
 }

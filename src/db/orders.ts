@@ -8,8 +8,15 @@ import type { Customer, LineDisclosures, LineObligation, OrderStatus } from '../
 
 type Db = Pool | PoolClient;
 
-export interface TaxRate { label: string; rate: number }
-export interface TaxLine { label: string; rate: number; amount: number }
+export interface TaxRate {
+  label: string;
+  rate: number;
+}
+export interface TaxLine {
+  label: string;
+  rate: number;
+  amount: number;
+}
 
 export interface OrderRow {
   orderId: string;
@@ -54,7 +61,10 @@ export interface OrderLineRow {
   fulfillmentObligation: LineObligation | null;
 }
 
-export interface OrderWithLines { order: OrderRow; lines: OrderLineRow[] }
+export interface OrderWithLines {
+  order: OrderRow;
+  lines: OrderLineRow[];
+}
 
 const ORDER_COLUMNS = `o.order_id, o.seller_id, o.status, o.has_money, o.created_at, o.updated_at, o.currency, o.customer,
   o.buyer_notes, o.shipping_method, o.shipping_cost, o.shipping_tracked, o.tax_rates, o.subtotal, o.tax, o.grand_total,
@@ -129,10 +139,9 @@ function lineRow(r: QueryResultRow): OrderLineRow {
 async function linesOf(db: Db, orderIds: string[]): Promise<Map<string, OrderLineRow[]>> {
   const out = new Map<string, OrderLineRow[]>(orderIds.map((id) => [id, []]));
   if (orderIds.length === 0) return out;
-  const { rows } = await db.query(
-    `SELECT ${LINE_COLUMNS} FROM order_lines l WHERE l.order_id = ANY($1::text[]) ORDER BY l.order_id, l.position`,
-    [orderIds],
-  );
+  const { rows } = await db.query(`SELECT ${LINE_COLUMNS} FROM order_lines l WHERE l.order_id = ANY($1::text[]) ORDER BY l.order_id, l.position`, [
+    orderIds,
+  ]);
   for (const r of rows) out.get(r.order_id)?.push(lineRow(r));
   return out;
 }
@@ -156,7 +165,10 @@ export async function lockOrder(c: PoolClient, sellerId: number, orderId: string
   return { order, lines: (await linesOf(c, [orderId])).get(orderId)! };
 }
 
-export interface ChangePosition { xid: string; seq: number }
+export interface ChangePosition {
+  xid: string;
+  seq: number;
+}
 
 /**
  * One page of the seller's orders in change order: (change_xid, change_seq) after `after`, only
@@ -180,7 +192,10 @@ export async function pollOrders(
     [sellerId, opts.after?.xid ?? null, opts.after?.seq ?? null, opts.guard, opts.since, opts.limit],
   );
   const orders = rows.map(orderRow);
-  const lines = await linesOf(db, orders.map((o) => o.orderId));
+  const lines = await linesOf(
+    db,
+    orders.map((o) => o.orderId),
+  );
   return orders.map((order) => ({ order, lines: lines.get(order.orderId)! }));
 }
 
@@ -229,8 +244,20 @@ export async function insertOrder(c: PoolClient, o: NewOrder): Promise<void> {
      INSERT INTO holds (order_id, seller_id, sku_id, quantity)
      SELECT ord.order_id, ord.seller_id, f.sku_id, f.quantity FROM ord, unnest($17::int[], $19::int[]) AS f(sku_id, quantity)`,
     [
-      o.orderId, o.sellerId, o.hasMoney, o.createdAt, o.currency, JSON.stringify(o.customer), o.buyerNotes,
-      o.shippingMethod, o.shippingCost, o.shippingTracked, JSON.stringify(o.taxRates), o.subtotal, o.tax, o.grandTotal,
+      o.orderId,
+      o.sellerId,
+      o.hasMoney,
+      o.createdAt,
+      o.currency,
+      JSON.stringify(o.customer),
+      o.buyerNotes,
+      o.shippingMethod,
+      o.shippingCost,
+      o.shippingTracked,
+      JSON.stringify(o.taxRates),
+      o.subtotal,
+      o.tax,
+      o.grandTotal,
       JSON.stringify(o.taxLines),
       o.lines.map((l) => l.position),
       o.lines.map((l) => l.skuId),

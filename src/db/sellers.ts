@@ -18,12 +18,33 @@ export interface SellerRow {
   termsVersion: string | null;
 }
 
-export interface ShippingOptionRow { sellerId: number; method: string; cost: number; tracked: boolean; position: number }
-export interface ReviewRow { sellerId: number; position: number; score: number }
-export interface PrerequisiteRow { sellerId: number; code: string }
+export interface ShippingOptionRow {
+  sellerId: number;
+  method: string;
+  cost: number;
+  tracked: boolean;
+  position: number;
+}
+export interface ReviewRow {
+  sellerId: number;
+  position: number;
+  score: number;
+}
+export interface PrerequisiteRow {
+  sellerId: number;
+  code: string;
+}
 /** keyHash: SHA-256 of the whole key, hex; the plaintext never reaches the database. */
-export interface ApiKeyRow { sellerId: number; keyHash: string }
-export interface WebhookRow { sellerId: number; url: string; secret: string; cancelEvent: 'order.cancelled' | 'inventory.adjusted' }
+export interface ApiKeyRow {
+  sellerId: number;
+  keyHash: string;
+}
+export interface WebhookRow {
+  sellerId: number;
+  url: string;
+  secret: string;
+  cancelEvent: 'order.cancelled' | 'inventory.adjusted';
+}
 
 export async function findSellerIds(c: PoolClient, ids: readonly number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
@@ -86,7 +107,10 @@ export async function upsertSellers(c: PoolClient, rows: readonly SellerRow[]): 
 }
 
 /** Rows written (inserted/updated) and deleted by a replace. */
-export interface ReplaceCount { written: number; deleted: number }
+export interface ReplaceCount {
+  written: number;
+  deleted: number;
+}
 
 export async function replacePrerequisites(c: PoolClient, sellerIds: readonly number[], rows: readonly PrerequisiteRow[]): Promise<ReplaceCount> {
   if (sellerIds.length === 0) return { written: 0, deleted: 0 };
@@ -97,11 +121,14 @@ export async function replacePrerequisites(c: PoolClient, sellerIds: readonly nu
         AND (p.seller_id, p.code) NOT IN (SELECT * FROM unnest($2::int[], $3::text[]))`,
     [sellerIds, ids, codes],
   );
-  const ins = rows.length === 0 ? null : await c.query(
-    `INSERT INTO seller_prerequisites (seller_id, code) SELECT * FROM unnest($1::int[], $2::text[])
+  const ins =
+    rows.length === 0
+      ? null
+      : await c.query(
+          `INSERT INTO seller_prerequisites (seller_id, code) SELECT * FROM unnest($1::int[], $2::text[])
      ON CONFLICT DO NOTHING`,
-    [ids, codes],
-  );
+          [ids, codes],
+        );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
 
@@ -114,13 +141,16 @@ export async function replaceShippingOptions(c: PoolClient, sellerIds: readonly 
         AND (o.seller_id, o.method) NOT IN (SELECT * FROM unnest($2::int[], $3::text[]))`,
     [sellerIds, ids, methods],
   );
-  const ins = rows.length === 0 ? null : await c.query(
-    `INSERT INTO seller_shipping_options AS t (seller_id, method, cost, tracked, position)
+  const ins =
+    rows.length === 0
+      ? null
+      : await c.query(
+          `INSERT INTO seller_shipping_options AS t (seller_id, method, cost, tracked, position)
      SELECT * FROM unnest($1::int[], $2::text[], $3::int[], $4::bool[], $5::int[])
      ON CONFLICT (seller_id, method) DO UPDATE SET cost = EXCLUDED.cost, tracked = EXCLUDED.tracked, position = EXCLUDED.position
      WHERE (t.cost, t.tracked, t.position) IS DISTINCT FROM (EXCLUDED.cost, EXCLUDED.tracked, EXCLUDED.position)`,
-    [ids, methods, rows.map((r) => r.cost), rows.map((r) => r.tracked), rows.map((r) => r.position)],
-  );
+          [ids, methods, rows.map((r) => r.cost), rows.map((r) => r.tracked), rows.map((r) => r.position)],
+        );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
 
@@ -133,13 +163,16 @@ export async function replaceReviews(c: PoolClient, sellerIds: readonly number[]
         AND (r.seller_id, r.position) NOT IN (SELECT * FROM unnest($2::int[], $3::int[]))`,
     [sellerIds, ids, positions],
   );
-  const ins = rows.length === 0 ? null : await c.query(
-    `INSERT INTO seller_reviews AS t (seller_id, position, score)
+  const ins =
+    rows.length === 0
+      ? null
+      : await c.query(
+          `INSERT INTO seller_reviews AS t (seller_id, position, score)
      SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[])
      ON CONFLICT (seller_id, position) DO UPDATE SET score = EXCLUDED.score
      WHERE t.score IS DISTINCT FROM EXCLUDED.score`,
-    [ids, positions, rows.map((r) => r.score)],
-  );
+          [ids, positions, rows.map((r) => r.score)],
+        );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
 
@@ -152,13 +185,16 @@ export async function replaceApiKeys(c: PoolClient, sellerIds: readonly number[]
         AND k.key_hash <> ALL(ARRAY(SELECT decode(h, 'hex') FROM unnest($2::text[]) h))`,
     [sellerIds, hashes],
   );
-  const ins = rows.length === 0 ? null : await c.query(
-    `INSERT INTO api_keys AS t (seller_id, key_hash)
+  const ins =
+    rows.length === 0
+      ? null
+      : await c.query(
+          `INSERT INTO api_keys AS t (seller_id, key_hash)
      SELECT s, decode(h, 'hex') FROM unnest($1::int[], $2::text[]) AS f(s, h)
      ON CONFLICT (key_hash) DO UPDATE SET seller_id = EXCLUDED.seller_id, revoked_at = NULL
      WHERE (t.seller_id, t.revoked_at) IS DISTINCT FROM (EXCLUDED.seller_id, NULL::timestamptz)`,
-    [rows.map((r) => r.sellerId), hashes],
-  );
+          [rows.map((r) => r.sellerId), hashes],
+        );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
 
@@ -166,17 +202,17 @@ export async function replaceApiKeys(c: PoolClient, sellerIds: readonly number[]
 export async function replaceWebhooks(c: PoolClient, sellerIds: readonly number[], rows: readonly WebhookRow[]): Promise<ReplaceCount> {
   if (sellerIds.length === 0) return { written: 0, deleted: 0 };
   const ids = rows.map((r) => r.sellerId);
-  const del = await c.query(
-    'DELETE FROM seller_webhooks w WHERE w.seller_id = ANY($1::int[]) AND w.seller_id <> ALL($2::int[])',
-    [sellerIds, ids],
-  );
-  const ins = rows.length === 0 ? null : await c.query(
-    `INSERT INTO seller_webhooks AS t (seller_id, url, secret, cancel_event)
+  const del = await c.query('DELETE FROM seller_webhooks w WHERE w.seller_id = ANY($1::int[]) AND w.seller_id <> ALL($2::int[])', [sellerIds, ids]);
+  const ins =
+    rows.length === 0
+      ? null
+      : await c.query(
+          `INSERT INTO seller_webhooks AS t (seller_id, url, secret, cancel_event)
      SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::text[])
      ON CONFLICT (seller_id) DO UPDATE SET url = EXCLUDED.url, secret = EXCLUDED.secret, cancel_event = EXCLUDED.cancel_event
      WHERE (t.url, t.secret, t.cancel_event) IS DISTINCT FROM (EXCLUDED.url, EXCLUDED.secret, EXCLUDED.cancel_event)`,
-    [ids, rows.map((r) => r.url), rows.map((r) => r.secret), rows.map((r) => r.cancelEvent)],
-  );
+          [ids, rows.map((r) => r.url), rows.map((r) => r.secret), rows.map((r) => r.cancelEvent)],
+        );
   return { written: ins?.rowCount ?? 0, deleted: del.rowCount ?? 0 };
 }
 

@@ -18,8 +18,17 @@ export interface StoreStatusRow {
 /** The seller's record, readiness (from the seller_readiness view) and live listing counts, in one statement. */
 export async function readStoreStatus(pool: Pool, sellerId: number): Promise<StoreStatusRow | null> {
   const { rows } = await pool.query<{
-    seller_code: string; store_name: string; currency: string; region: string; active: boolean; vacation: boolean;
-    terms_version: string | null; current_terms_version: string; incomplete: string[]; total: number; matched: number;
+    seller_code: string;
+    store_name: string;
+    currency: string;
+    region: string;
+    active: boolean;
+    vacation: boolean;
+    terms_version: string | null;
+    current_terms_version: string;
+    incomplete: string[];
+    total: number;
+    matched: number;
   }>(
     `SELECT s.seller_code, s.store_name, s.currency, s.region, s.active, s.vacation, s.terms_version,
             ps.current_terms_version, r.incomplete, c.total, c.matched

@@ -10,9 +10,7 @@ import { isoToMicros, microsToIso, planListingWrites, type PlanItem, type Stored
 // planListingWrites (./plan.ts).
 
 function issuesText(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.map(String).join('.') : '(item)'}: ${i.message}`)
-    .join('; ');
+  return error.issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(item)'}: ${i.message}`).join('; ');
 }
 
 export const field = (raw: unknown, name: string): unknown =>

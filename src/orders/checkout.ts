@@ -12,7 +12,10 @@ import { serializeOrder } from './serialize.js';
 // transaction: validation, the frozen snapshot, holds and the order.created outbox row commit or
 // roll back together.
 
-export interface CheckoutLine { skuId: number; quantity: number }
+export interface CheckoutLine {
+  skuId: number;
+  quantity: number;
+}
 
 export interface CheckoutInput {
   orderId: string;

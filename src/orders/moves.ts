@@ -9,15 +9,18 @@ import { computeTotals } from './totals.js';
 // alone (zod, before this), then 404 (the caller), then 422 INVALID_TRANSITION, then dispatch
 // evidence (422 INVALID_REQUEST).
 
-export interface Tracking { trackingCompany: string | null; trackingNumber: string | null; trackingUrl: string | null }
+export interface Tracking {
+  trackingCompany: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+}
 
-export type FulfillmentPlan = { kind: 'unchanged' } | { kind: 'move'; status: OrderStatus } & Tracking;
+export type FulfillmentPlan = { kind: 'unchanged' } | ({ kind: 'move'; status: OrderStatus } & Tracking);
 
 const invalidTransition = (from: OrderStatus, what: string) =>
   new DomainError('invalid-transition', `Order is ${from}: ${what} violates the order lifecycle`);
 
-const dispatchEvidence = (message: string, field: string) =>
-  new DomainError('dispatch-evidence-conflict', message, [{ field, message }]);
+const dispatchEvidence = (message: string, field: string) => new DomainError('dispatch-evidence-conflict', message, [{ field, message }]);
 
 export function planFulfillment(order: OrderRow, body: FulfillmentBody): FulfillmentPlan {
   const from = order.status;
@@ -33,7 +36,9 @@ export function planFulfillment(order: OrderRow, body: FulfillmentBody): Fulfill
     // A Platform retrying: the same status with the same tracking changes nothing.
     const same =
       to === 'shipped'
-        ? requested.trackingCompany === order.trackingCompany && requested.trackingNumber === order.trackingNumber && requested.trackingUrl === order.trackingUrl
+        ? requested.trackingCompany === order.trackingCompany &&
+          requested.trackingNumber === order.trackingNumber &&
+          requested.trackingUrl === order.trackingUrl
         : !tracking;
     if (same) return { kind: 'unchanged' };
     if (to === 'shipped') throw invalidTransition(from, 'replacing the tracking of a shipped order');
@@ -48,16 +53,27 @@ export function planFulfillment(order: OrderRow, body: FulfillmentBody): Fulfill
   }
   // Operator orders have no frozen option (shippingTracked null): tracking or none.
   if (order.shippingTracked === true && !tracking) {
-    throw dispatchEvidence(`The order's shipping option "${order.shippingMethod}" is tracked: trackingCompany and trackingNumber are required`, 'trackingNumber');
+    throw dispatchEvidence(
+      `The order's shipping option "${order.shippingMethod}" is tracked: trackingCompany and trackingNumber are required`,
+      'trackingNumber',
+    );
   }
   if (order.shippingTracked === false && tracking) {
-    throw dispatchEvidence(`The order's shipping option "${order.shippingMethod}" is untracked: it takes no tracking (Seller Dispatch declaration)`, 'trackingCompany');
+    throw dispatchEvidence(
+      `The order's shipping option "${order.shippingMethod}" is untracked: it takes no tracking (Seller Dispatch declaration)`,
+      'trackingCompany',
+    );
   }
   return { kind: 'move', status: 'shipped', ...requested };
 }
 
 /** One cancelled quantity of a line, for the inventory.adjusted data. */
-export interface Adjustment { skuId: number; productId: number; quantity: number; externalRef: string | null }
+export interface Adjustment {
+  skuId: number;
+  productId: number;
+  quantity: number;
+  externalRef: string | null;
+}
 
 export type CancelPlan =
   | { kind: 'unchanged' }
@@ -105,7 +121,11 @@ export function planCancel(order: OrderRow, lines: readonly OrderLineRow[], body
   const remaining = after.filter((a) => cancelled.has(a.line.skuId)).map((a) => ({ skuId: a.line.skuId, quantity: a.quantity }));
   let totals: Extract<CancelPlan, { kind: 'lines' }>['totals'] = { subtotal: null, tax: null, grandTotal: null, taxLines: [] };
   if (order.hasMoney && order.shippingCost !== null) {
-    const t = computeTotals(after.map((a) => ({ quantity: a.quantity, unitPrice: a.line.unitPrice })), order.shippingCost, order.taxRates);
+    const t = computeTotals(
+      after.map((a) => ({ quantity: a.quantity, unitPrice: a.line.unitPrice })),
+      order.shippingCost,
+      order.taxRates,
+    );
     totals = { subtotal: t.subtotal, tax: t.tax, grandTotal: t.grandTotal, taxLines: t.taxLines };
   }
   const adjustments = live.filter((l) => cancelled.has(l.skuId)).map((l) => adjustment(l, cancelled.get(l.skuId)!));

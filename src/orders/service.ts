@@ -31,7 +31,11 @@ export interface PollPage {
  * the change feed's guard, so a transaction still running (and every change after its position)
  * is never passed over: it shows on a later poll from the same cursor.
  */
-export async function pollPage(pool: Pool, sellerId: number, opts: { after: ChangePosition | null; since: string | null; limit: number }): Promise<PollPage> {
+export async function pollPage(
+  pool: Pool,
+  sellerId: number,
+  opts: { after: ChangePosition | null; since: string | null; limit: number },
+): Promise<PollPage> {
   // The guard first, the rows in a later snapshot, which sees every commit below the guard (the
   // guard's own snapshot may predate a commit below it). Orders and their lines are read in that
   // one snapshot, so an item never pairs an order row with lines of another moment.
@@ -49,7 +53,12 @@ export async function pollPage(pool: Pool, sellerId: number, opts: { after: Chan
   };
 }
 
-export interface MoveResult { body: string; changed: boolean; from: string; to: string }
+export interface MoveResult {
+  body: string;
+  changed: boolean;
+  from: string;
+  to: string;
+}
 
 /** PATCH /orders/{orderId}/fulfillment on a body already validated. */
 export async function moveFulfillment(pool: Pool, sellerId: number, orderId: string, body: FulfillmentBody): Promise<MoveResult> {

@@ -31,7 +31,13 @@ export function taxAmount(rate: number, base: number): number {
   return Number(neg ? -q : q);
 }
 
-export interface Totals { subtotal: number; shipping: number; tax: number; grandTotal: number; taxLines: TaxLine[] }
+export interface Totals {
+  subtotal: number;
+  shipping: number;
+  tax: number;
+  grandTotal: number;
+  taxLines: TaxLine[];
+}
 
 /** Totals of lines at the shipping cost and tax rates; taxLines is empty when tax is 0. */
 export function computeTotals(lines: readonly { quantity: number; unitPrice: number }[], shipping: number, rates: readonly TaxRate[]): Totals {

@@ -21,7 +21,12 @@ async function writeArray(out: Writable, key: string, rows: Iterable<unknown>, l
 }
 
 /** `orders` (fixture-format rows), when given, go last: the loader enters them after the rest. */
-export async function writeSampleJson(out: Writable, sample: Sample, onRow: (table: string) => void = () => {}, orders?: readonly unknown[]): Promise<void> {
+export async function writeSampleJson(
+  out: Writable,
+  sample: Sample,
+  onRow: (table: string) => void = () => {},
+  orders?: readonly unknown[],
+): Promise<void> {
   await write(out, `{\n  "platform": ${JSON.stringify(sample.platform)},\n`);
   await writeArray(out, 'products', sample.products(), false, () => onRow('products'));
   await writeArray(out, 'skus', sample.skus(), false, () => onRow('skus'));

@@ -2,8 +2,17 @@ import type { FixtureHandoffStore, FixtureListing, FixtureProduct, FixtureSeller
 import { STORED_PREREQUISITES } from '../fixtures/schema.js';
 import { Rng } from './prng.js';
 import {
-  ARTISTS, CONDITIONS, CONDITION_FACTOR, GAMES, HANDOFF_STORES, PROVINCES, SEALED_CONDITION, SHIPPING_OPTIONS,
-  STORE_FIRSTS, STORE_SECONDS, type Game,
+  ARTISTS,
+  CONDITIONS,
+  CONDITION_FACTOR,
+  GAMES,
+  HANDOFF_STORES,
+  PROVINCES,
+  SEALED_CONDITION,
+  SHIPPING_OPTIONS,
+  STORE_FIRSTS,
+  STORE_SECONDS,
+  type Game,
 } from './vocab.js';
 
 // The sample marketplace as pure functions of (seed, N). Ids are dense so that any entity can be
@@ -41,7 +50,12 @@ export function sampleSizes(listings: number): SampleSizes {
   };
 }
 
-interface ProductSpec { product: FixtureProduct; game: Game; sealed: boolean; basePrice: number }
+interface ProductSpec {
+  product: FixtureProduct;
+  game: Game;
+  sealed: boolean;
+  basePrice: number;
+}
 
 function productSpec(seed: number, productId: number): ProductSpec {
   const r = Rng.for(seed, KIND.product, productId);
@@ -54,8 +68,14 @@ function productSpec(seed: number, productId: number): ProductSpec {
       sealed,
       basePrice: r.between(4_000, 40_000),
       product: {
-        productId, name: `${set.name} ${r.pick(game.sealed)}`, set: set.name, category: game.category,
-        rarity: null, collectorNumber: null, imageUrl: `https://img.example/${productId}.jpg`, details: [],
+        productId,
+        name: `${set.name} ${r.pick(game.sealed)}`,
+        set: set.name,
+        category: game.category,
+        rarity: null,
+        collectorNumber: null,
+        imageUrl: `https://img.example/${productId}.jpg`,
+        details: [],
       },
     };
   }
@@ -68,7 +88,11 @@ function productSpec(seed: number, productId: number): ProductSpec {
     // Roughly log-normal by rarity tier: commons cost cents, the top tier hundreds of dollars.
     basePrice: Math.round(25 * Math.pow(3.5, tier) * (0.5 + r.next() * 2)),
     product: {
-      productId, name, set: set.name, category: game.category, rarity,
+      productId,
+      name,
+      set: set.name,
+      category: game.category,
+      rarity,
       collectorNumber: game.collectorNumber(set.code, set.size, r.between(1, set.size)),
       imageUrl: r.chance(0.97) ? `https://img.example/${productId}.jpg` : null,
       details: [{ label: 'Artist', value: r.pick(ARTISTS) }],
@@ -78,15 +102,20 @@ function productSpec(seed: number, productId: number): ProductSpec {
 
 export const product = (seed: number, productId: number): FixtureProduct => productSpec(seed, productId).product;
 
-interface SkuSpec { sku: FixtureSku; price: number }
-interface Printing { condition: string; language: string; finish: string | null }
+interface SkuSpec {
+  sku: FixtureSku;
+  price: number;
+}
+interface Printing {
+  condition: string;
+  language: string;
+  finish: string | null;
+}
 
 function allPrintings(spec: ProductSpec): Printing[] {
   const languages = spec.game.languages.map(([l]) => l);
   if (spec.sealed) return languages.map((language) => ({ condition: SEALED_CONDITION, language, finish: null }));
-  return CONDITIONS.flatMap(([condition]) =>
-    spec.game.finishes.flatMap(([finish]) => languages.map((language) => ({ condition, language, finish }))),
-  );
+  return CONDITIONS.flatMap(([condition]) => spec.game.finishes.flatMap(([finish]) => languages.map((language) => ({ condition, language, finish }))));
 }
 
 /** The three skus of a product (distinct printings), with a reference price each. */
@@ -127,7 +156,10 @@ export const productOfSku = (skuId: number): number => Math.floor((skuId - 1) / 
 export class PriceBook {
   private readonly prices: Int32Array;
 
-  constructor(private readonly seed: number, skus: number) {
+  constructor(
+    private readonly seed: number,
+    skus: number,
+  ) {
     this.prices = new Int32Array(skus + 1);
   }
 
@@ -142,7 +174,12 @@ export class PriceBook {
 }
 
 const asciiSlug = (s: string) =>
-  s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  s
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 const TERMS_DRIFT = ['2025-01', '2025-09'];
 const OPTIONAL_PREREQS = STORED_PREREQUISITES.filter((c) => c !== 'CURRENT_SELLER_TERMS_ACCEPTED' && c !== 'SHIPPING_OPTION_CONFIGURED');
@@ -158,14 +195,34 @@ export function seller(seed: number, id: number): FixtureSeller {
   const storeName = `${r.pick(STORE_FIRSTS)} ${r.pick(STORE_SECONDS)}`;
   const sellerCode = `${asciiSlug(storeName).slice(0, 50)}-${id}`;
   const usd = !healthy && r.chance(0.1);
-  const shippingCount = healthy ? 2 : r.weighted([[0, 3], [1, 40], [2, 40], [3, 17]] as const);
+  const shippingCount = healthy
+    ? 2
+    : r.weighted([
+        [0, 3],
+        [1, 40],
+        [2, 40],
+        [3, 17],
+      ] as const);
   const shippingOptions = SHIPPING_OPTIONS.slice(0, shippingCount).map((o) => ({ ...o }));
   const prereqs: Array<(typeof STORED_PREREQUISITES)[number]> = [];
   if (shippingCount === 0) prereqs.push('SHIPPING_OPTION_CONFIGURED');
   if (!healthy && r.chance(0.08)) prereqs.push(r.pick(OPTIONAL_PREREQS));
   const termsRoll = r.next();
-  const reviewCount = r.weighted([[0, 15], [3, 30], [12, 35], [40, 20]] as const);
-  const reviews = Array.from({ length: reviewCount }, () => r.weighted([[5, 60], [4, 25], [3, 9], [2, 3], [1, 3]] as const));
+  const reviewCount = r.weighted([
+    [0, 15],
+    [3, 30],
+    [12, 35],
+    [40, 20],
+  ] as const);
+  const reviews = Array.from({ length: reviewCount }, () =>
+    r.weighted([
+      [5, 60],
+      [4, 25],
+      [3, 9],
+      [2, 3],
+      [1, 3],
+    ] as const),
+  );
   const keyCount = r.chance(0.1) ? 2 : 1;
   const apiKeys = Array.from({ length: keyCount }, () => `mp_${sellerCode}_${r.hex(32)}`);
   const webhook = r.chance(0.3)
@@ -179,7 +236,13 @@ export function seller(seed: number, id: number): FixtureSeller {
     region: usd ? 'US' : `CA-${r.weighted(PROVINCES)}`,
     active: healthy || !r.chance(0.05),
     vacation: !healthy && r.chance(0.08),
-    inventorySource: healthy ? 'platform' : r.weighted([['platform', 80], ['manual', 12], ['csv', 8]] as const),
+    inventorySource: healthy
+      ? 'platform'
+      : r.weighted([
+          ['platform', 80],
+          ['manual', 12],
+          ['csv', 8],
+        ] as const),
     apiKeys,
     poBoxDelivery: !healthy && r.chance(0.15) ? 'seller_declines' : 'available',
     incompletePrerequisites: [...new Set(prereqs)],
@@ -221,7 +284,15 @@ function permutation(r: Rng, n: number): (k: number) => number {
  * The listings of one seller, streamed. ~1% name a sku the catalog lacks (unmatched), ~5% are
  * sold out (quantity 0). `ordinal` makes unmatched sku ids unique across the whole sample.
  */
-export function* sellerListings(seed: number, sizes: SampleSizes, sellerId: number, sellerCode: string, quota: number, prices: PriceBook, ordinalStart: number): Generator<FixtureListing> {
+export function* sellerListings(
+  seed: number,
+  sizes: SampleSizes,
+  sellerId: number,
+  sellerCode: string,
+  quota: number,
+  prices: PriceBook,
+  ordinalStart: number,
+): Generator<FixtureListing> {
   const r = Rng.for(seed, KIND.listing, sellerId);
   const walk = permutation(r, sizes.skus);
   const refPrefix = sellerCode.toUpperCase().slice(0, 12);
@@ -235,7 +306,16 @@ export function* sellerListings(seed: number, sizes: SampleSizes, sellerId: numb
       skuId,
       productId,
       price: Math.max(1, Math.round(reference * (0.85 + r.next() * 0.4))),
-      quantity: r.chance(0.05) ? 0 : r.weighted([[1, 50], [2, 20], [3, 10], [4, 8], [8, 7], [20, 5]] as const),
+      quantity: r.chance(0.05)
+        ? 0
+        : r.weighted([
+            [1, 50],
+            [2, 20],
+            [3, 10],
+            [4, 8],
+            [8, 7],
+            [20, 5],
+          ] as const),
       externalRef: r.chance(0.8) ? `${refPrefix}-${skuId}` : null,
       asOf: new Date(AS_OF_BASE - r.int(90 * 24 * 60) * 60_000).toISOString(),
     };
@@ -274,7 +354,14 @@ export function handoffStores(seed: number, sizes: SampleSizes, prices: PriceBoo
         quantity: r.chance(0.05) ? 0 : r.between(1, 6),
       };
     });
-    const reviews = Array.from({ length: r.int(8) }, () => r.weighted([[5, 55], [4, 30], [3, 10], [1, 5]] as const));
+    const reviews = Array.from({ length: r.int(8) }, () =>
+      r.weighted([
+        [5, 55],
+        [4, 30],
+        [3, 10],
+        [1, 5],
+      ] as const),
+    );
     return { ...s, reviews, variants };
   });
 }

@@ -24,9 +24,7 @@ export interface ShopFacts {
 }
 
 /** What happens to an order after entry, as API requests (the same bodies a Platform sends). */
-export type OrderMove =
-  | { kind: 'fulfillment'; body: FulfillmentBody }
-  | { kind: 'cancel'; body: CancelBody };
+export type OrderMove = { kind: 'fulfillment'; body: FulfillmentBody } | { kind: 'cancel'; body: CancelBody };
 
 export interface SampleOrder {
   orderId: string;
@@ -59,7 +57,13 @@ export function sampleShops(seed: number, sizes: SampleSizes): ShopFacts[] {
         }
       }
       if (skuIds.length > 0) {
-        shops.push({ sellerId: id, currency: s.currency, shippingOptions: s.shippingOptions, skuIds: Int32Array.from(skuIds), quantities: Int32Array.from(quantities) });
+        shops.push({
+          sellerId: id,
+          currency: s.currency,
+          shippingOptions: s.shippingOptions,
+          skuIds: Int32Array.from(skuIds),
+          quantities: Int32Array.from(quantities),
+        });
       }
     }
     ordinal += quota;
@@ -67,36 +71,137 @@ export function sampleShops(seed: number, sizes: SampleSizes): ShopFacts[] {
   return shops;
 }
 
-const FIRST_NAMES = ['Alex', 'Sam', 'Jordan', 'Taylor', 'Morgan', 'Priya', 'Wei', 'Amélie', 'Liam', 'Noah', 'Olivia', 'Chloé', 'Mateo', 'Aiko', 'Fatima', 'Gabriel', 'Zoë', 'Ravi', 'Emma', 'Jean-Luc'];
-const LAST_NAMES = ['Tremblay', 'Gagnon', 'Roy', 'Smith', 'Brown', 'Wong', 'Singh', 'Nguyen', 'Martin', 'Côté', 'MacDonald', 'Li', 'Patel', 'Wilson', 'Lavoie', 'Campbell', 'Chen', 'Bouchard'];
-const STREETS = ['Main St', 'King St W', 'Queen St E', 'Rue Sainte-Catherine', 'Granville St', 'Jasper Ave', 'Portage Ave', 'Barrington St', 'Water St', 'Elm Ave', 'Maple Dr', 'Oak Cres'];
+const FIRST_NAMES = [
+  'Alex',
+  'Sam',
+  'Jordan',
+  'Taylor',
+  'Morgan',
+  'Priya',
+  'Wei',
+  'Amélie',
+  'Liam',
+  'Noah',
+  'Olivia',
+  'Chloé',
+  'Mateo',
+  'Aiko',
+  'Fatima',
+  'Gabriel',
+  'Zoë',
+  'Ravi',
+  'Emma',
+  'Jean-Luc',
+];
+const LAST_NAMES = [
+  'Tremblay',
+  'Gagnon',
+  'Roy',
+  'Smith',
+  'Brown',
+  'Wong',
+  'Singh',
+  'Nguyen',
+  'Martin',
+  'Côté',
+  'MacDonald',
+  'Li',
+  'Patel',
+  'Wilson',
+  'Lavoie',
+  'Campbell',
+  'Chen',
+  'Bouchard',
+];
+const STREETS = [
+  'Main St',
+  'King St W',
+  'Queen St E',
+  'Rue Sainte-Catherine',
+  'Granville St',
+  'Jasper Ave',
+  'Portage Ave',
+  'Barrington St',
+  'Water St',
+  'Elm Ave',
+  'Maple Dr',
+  'Oak Cres',
+];
 const CITIES: Readonly<Record<string, readonly string[]>> = {
-  ON: ['Toronto', 'Ottawa', 'Hamilton', 'London', 'Kingston'], QC: ['Montréal', 'Québec', 'Laval', 'Gatineau'],
-  BC: ['Vancouver', 'Victoria', 'Kelowna'], AB: ['Calgary', 'Edmonton'], MB: ['Winnipeg', 'Brandon'],
-  SK: ['Saskatoon', 'Regina'], NS: ['Halifax', 'Sydney'], NB: ['Moncton', 'Fredericton'], NL: ["St. John's"], PE: ['Charlottetown'],
+  ON: ['Toronto', 'Ottawa', 'Hamilton', 'London', 'Kingston'],
+  QC: ['Montréal', 'Québec', 'Laval', 'Gatineau'],
+  BC: ['Vancouver', 'Victoria', 'Kelowna'],
+  AB: ['Calgary', 'Edmonton'],
+  MB: ['Winnipeg', 'Brandon'],
+  SK: ['Saskatoon', 'Regina'],
+  NS: ['Halifax', 'Sydney'],
+  NB: ['Moncton', 'Fredericton'],
+  NL: ["St. John's"],
+  PE: ['Charlottetown'],
 };
 const POSTAL_LETTER: Readonly<Record<string, string>> = { ON: 'M', QC: 'H', BC: 'V', AB: 'T', MB: 'R', SK: 'S', NS: 'B', NB: 'E', NL: 'A', PE: 'C' };
 /** Sales tax of the buyer's province (GST/HST, plus PST/QST where it applies). */
 const CA_TAX: Readonly<Record<string, ReadonlyArray<{ label: string; rate: number }>>> = {
-  ON: [{ label: 'HST', rate: 0.13 }], NS: [{ label: 'HST', rate: 0.14 }], NB: [{ label: 'HST', rate: 0.15 }],
-  NL: [{ label: 'HST', rate: 0.15 }], PE: [{ label: 'HST', rate: 0.15 }],
-  QC: [{ label: 'GST', rate: 0.05 }, { label: 'QST', rate: 0.09975 }], BC: [{ label: 'GST', rate: 0.05 }, { label: 'PST', rate: 0.07 }],
-  MB: [{ label: 'GST', rate: 0.05 }, { label: 'PST', rate: 0.07 }], SK: [{ label: 'GST', rate: 0.05 }, { label: 'PST', rate: 0.06 }],
+  ON: [{ label: 'HST', rate: 0.13 }],
+  NS: [{ label: 'HST', rate: 0.14 }],
+  NB: [{ label: 'HST', rate: 0.15 }],
+  NL: [{ label: 'HST', rate: 0.15 }],
+  PE: [{ label: 'HST', rate: 0.15 }],
+  QC: [
+    { label: 'GST', rate: 0.05 },
+    { label: 'QST', rate: 0.09975 },
+  ],
+  BC: [
+    { label: 'GST', rate: 0.05 },
+    { label: 'PST', rate: 0.07 },
+  ],
+  MB: [
+    { label: 'GST', rate: 0.05 },
+    { label: 'PST', rate: 0.07 },
+  ],
+  SK: [
+    { label: 'GST', rate: 0.05 },
+    { label: 'PST', rate: 0.06 },
+  ],
   AB: [{ label: 'GST', rate: 0.05 }],
 };
-const US_STATES = [['NY', 'New York', '100'], ['WA', 'Seattle', '981'], ['CA', 'San Francisco', '941'], ['TX', 'Austin', '787'], ['MA', 'Boston', '021']] as const;
-const NOTES = ['Please sleeve it', 'Gift: no invoice in the box, please', 'Combine with my other order if you can', 'Top-loader please', 'Leave at the side door'];
-const CARRIERS = [['Canada Post', 16], ['Purolator', 12], ['UPS', 18]] as const;
+const US_STATES = [
+  ['NY', 'New York', '100'],
+  ['WA', 'Seattle', '981'],
+  ['CA', 'San Francisco', '941'],
+  ['TX', 'Austin', '787'],
+  ['MA', 'Boston', '021'],
+] as const;
+const NOTES = [
+  'Please sleeve it',
+  'Gift: no invoice in the box, please',
+  'Combine with my other order if you can',
+  'Top-loader please',
+  'Leave at the side door',
+];
+const CARRIERS = [
+  ['Canada Post', 16],
+  ['Purolator', 12],
+  ['UPS', 18],
+] as const;
 
 function customer(r: Rng, currency: string): FixtureOrder['customer'] {
   const first = r.pick(FIRST_NAMES);
   const last = r.pick(LAST_NAMES);
-  const email = `${first}.${last}.${r.int(1000)}@example.com`.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/[^A-Za-z0-9.@-]/g, '').toLowerCase();
+  const email = `${first}.${last}.${r.int(1000)}@example.com`
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/[^A-Za-z0-9.@-]/g, '')
+    .toLowerCase();
   const line1 = `${r.between(1, 9999)} ${r.pick(STREETS)}`;
   const line2 = r.chance(0.2) ? `Apt ${r.between(1, 2400)}` : null;
   if (currency === 'USD') {
     const [state, city, zip] = r.pick(US_STATES);
-    return { name: `${first} ${last}`, email, shipping_address: { line1, line2, city, province: state, postal_code: `${zip}${String(r.int(100)).padStart(2, '0')}`, country: 'US' } };
+    return {
+      name: `${first} ${last}`,
+      email,
+      shipping_address: { line1, line2, city, province: state, postal_code: `${zip}${String(r.int(100)).padStart(2, '0')}`, country: 'US' },
+    };
   }
   const province = r.weighted(PROVINCES);
   const d = () => String(r.int(10));
@@ -104,12 +209,26 @@ function customer(r: Rng, currency: string): FixtureOrder['customer'] {
   return {
     name: `${first} ${last}`,
     email,
-    shipping_address: { line1, line2, city: r.pick(CITIES[province]!), province, postal_code: `${POSTAL_LETTER[province]}${d()}${l()} ${d()}${l()}${d()}`, country: 'CA' },
+    shipping_address: {
+      line1,
+      line2,
+      city: r.pick(CITIES[province]!),
+      province,
+      postal_code: `${POSTAL_LETTER[province]}${d()}${l()} ${d()}${l()}${d()}`,
+      country: 'CA',
+    },
   };
 }
 
 /** Where an order ends up; the weights give every status plenty of orders. */
-const FATES = [['created', 30], ['accepted', 15], ['shipped', 20], ['delivered', 17], ['cancelled', 9], ['lines-cancelled', 9]] as const;
+const FATES = [
+  ['created', 30],
+  ['accepted', 15],
+  ['shipped', 20],
+  ['delivered', 17],
+  ['cancelled', 9],
+  ['lines-cancelled', 9],
+] as const;
 
 function movesFor(r: Rng, order: FixtureOrder, tracked: boolean | null): OrderMove[] {
   const fate = r.weighted(FATES);
@@ -119,7 +238,15 @@ function movesFor(r: Rng, order: FixtureOrder, tracked: boolean | null): OrderMo
     if (tracked === false || (tracked === null && r.chance(0.5))) return { kind: 'fulfillment', body: { status: 'shipped' } };
     const [company, digits] = r.pick(CARRIERS);
     const number = Array.from({ length: digits }, () => r.int(10)).join('');
-    return { kind: 'fulfillment', body: { status: 'shipped', trackingCompany: company, trackingNumber: number, trackingUrl: r.chance(0.7) ? `https://tracking.example/${encodeURIComponent(company)}/${number}` : null } };
+    return {
+      kind: 'fulfillment',
+      body: {
+        status: 'shipped',
+        trackingCompany: company,
+        trackingNumber: number,
+        trackingUrl: r.chance(0.7) ? `https://tracking.example/${encodeURIComponent(company)}/${number}` : null,
+      },
+    };
   };
   switch (fate) {
     case 'created':
@@ -138,7 +265,10 @@ function movesFor(r: Rng, order: FixtureOrder, tracked: boolean | null): OrderMo
       if (units === 1) return [{ kind: 'cancel', body: {} }];
       const line = order.lines.length > 1 ? r.pick(order.lines) : order.lines[0]!;
       const partOf = order.lines.length === 1 || (line.quantity > 1 && r.chance(0.5));
-      const cancel: OrderMove = { kind: 'cancel', body: { lines: [partOf ? { skuId: line.skuId, quantity: r.between(1, line.quantity - 1) } : { skuId: line.skuId }] } };
+      const cancel: OrderMove = {
+        kind: 'cancel',
+        body: { lines: [partOf ? { skuId: line.skuId, quantity: r.between(1, line.quantity - 1) } : { skuId: line.skuId }] },
+      };
       return r.chance(0.3) ? [{ kind: 'fulfillment', body: { status: 'accepted' } }, cancel] : [cancel];
     }
   }
@@ -166,7 +296,13 @@ export function pickOrders(seed: number, shops: readonly ShopFacts[], count: num
     const stock = left[k]!;
     const list = inStock[k]!;
     const lines: FixtureOrder['lines'] = [];
-    const want = r.weighted([[1, 45], [2, 25], [3, 15], [4, 9], [5, 6]] as const);
+    const want = r.weighted([
+      [1, 45],
+      [2, 25],
+      [3, 15],
+      [4, 9],
+      [5, 6],
+    ] as const);
     while (lines.length < want && inStockCount[k]! > 0) {
       const at = r.int(inStockCount[k]!);
       const j = list[at]!;
@@ -174,7 +310,15 @@ export function pickOrders(seed: number, shops: readonly ShopFacts[], count: num
       list[at] = list[inStockCount[k]! - 1]!;
       list[inStockCount[k]! - 1] = j;
       inStockCount[k]!--;
-      const quantity = Math.min(stock[j]!, r.weighted([[1, 75], [2, 15], [3, 6], [4, 4]] as const));
+      const quantity = Math.min(
+        stock[j]!,
+        r.weighted([
+          [1, 75],
+          [2, 15],
+          [3, 6],
+          [4, 4],
+        ] as const),
+      );
       stock[j]! -= quantity;
       lines.push({ skuId: shop.skuIds[j]!, quantity });
     }

@@ -10,7 +10,13 @@ import type { Sample } from './generate.js';
 // (platform, sellers, handoff stores and variants) go through the fixture loader's own checks
 // and writes. Upserts skip identical rows, so loading the same seed and N again changes nothing.
 
-export interface TableStat { table: string; rows: number; written: number; ms: number; copyMs?: number }
+export interface TableStat {
+  table: string;
+  rows: number;
+  written: number;
+  ms: number;
+  copyMs?: number;
+}
 
 export interface Progress {
   /** Called once per generated row of a big table. */
@@ -46,7 +52,10 @@ export async function loadSample(pool: Pool, sample: Sample, progress: Progress)
       return { rows: sum('inFile'), written: sum('written') };
     });
     await timed('listings', async () => {
-      await lockManySellersListings(c, Array.from({ length: sample.sizes.sellers }, (_, i) => i + 1));
+      await lockManySellersListings(
+        c,
+        Array.from({ length: sample.sizes.sellers }, (_, i) => i + 1),
+      );
       const r = await bulkUpsertPushedListings(c, sample.listings(), () => progress.row('listings'));
       return { rows: r.copied, written: r.written, copyMs: r.copyMs };
     });

@@ -36,7 +36,10 @@ export function entryGroups(orders: readonly SampleOrder[], n: number): SampleOr
   return groups.filter((g) => g.length > 0);
 }
 
-export interface OrderLoadStats { entered: TableStat; moved: TableStat }
+export interface OrderLoadStats {
+  entered: TableStat;
+  moved: TableStat;
+}
 
 export async function loadSampleOrders(pool: Pool, orders: readonly SampleOrder[], progress: Progress): Promise<OrderLoadStats> {
   let started = performance.now();
@@ -47,7 +50,10 @@ export async function loadSampleOrders(pool: Pool, orders: readonly SampleOrder[
       withTransaction(pool, async (c) => {
         // The group's seller locks at once, in ascending order (as the fixture loader does): no
         // deadlock with a listing writer or another load; entries take them again re-entrantly.
-        await lockManySellersListings(c, group.map((o) => o.order.sellerId));
+        await lockManySellersListings(
+          c,
+          group.map((o) => o.order.sellerId),
+        );
         for (const o of group) {
           const r = await enterOrder(c, { ...o.order, orderId: o.orderId });
           if (r.created) fresh.add(o.orderId);

@@ -143,12 +143,7 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
       mode.metrics.fallbackFailures += 1;
       mode.metrics.unavailable += 1;
       log.warn({ method, err: reasonOf(err) }, 'Degraded Mode: no cached answer and the PostgreSQL fallback failed');
-      throw new DomainError(
-        'search-unavailable',
-        'Search is temporarily unavailable; please retry shortly',
-        undefined,
-        mode.options.retryAfterSeconds,
-      );
+      throw new DomainError('search-unavailable', 'Search is temporarily unavailable; please retry shortly', undefined, mode.options.retryAfterSeconds);
     }
   }
 

@@ -1,15 +1,6 @@
 import type { Offer, Product, SearchItem } from '../contract/buyer.js';
 import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from '../contract/policy.js';
-import type {
-  HandoffStoreFacts,
-  ListingFacts,
-  NativeRow,
-  ProductFacts,
-  SellerCounts,
-  SellerFacts,
-  SkuFacts,
-  VariantFacts,
-} from '../db/offer-source.js';
+import type { HandoffStoreFacts, ListingFacts, NativeRow, ProductFacts, SellerCounts, SellerFacts, SkuFacts, VariantFacts } from '../db/offer-source.js';
 import { productSortKey, terms } from './text.js';
 
 // One Elasticsearch index holds five document types (see docs/search-design.md):
@@ -153,13 +144,7 @@ export function productFields(productId: number, p: ProductFacts | undefined): P
 }
 
 /** A live, matched native listing. Not-shown offers are still indexed for the cart lookup. */
-export function nativeOfferDoc(
-  l: ListingFacts,
-  sku: SkuFacts,
-  seller: SellerFacts,
-  product: ProductFacts | undefined,
-  poBoxSuspended: boolean,
-): OfferDoc {
+export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFacts, product: ProductFacts | undefined, poBoxSuspended: boolean): OfferDoc {
   const isSealed = sku.condition === SEALED_CONDITION;
   const offer: StoredOffer = {
     lane: 'native',
@@ -206,12 +191,7 @@ export function nativeOfferDoc(
 }
 
 /** A handoff store's synced single: browsable while its store is active (DECISIONS.md). */
-export function handoffOfferDoc(
-  v: VariantFacts,
-  sku: SkuFacts | undefined,
-  store: HandoffStoreFacts,
-  product: ProductFacts | undefined,
-): OfferDoc {
+export function handoffOfferDoc(v: VariantFacts, sku: SkuFacts | undefined, store: HandoffStoreFacts, product: ProductFacts | undefined): OfferDoc {
   const productId = sku?.productId ?? v.productId;
   const condition = sku?.condition ?? null;
   const isSealed = condition === SEALED_CONDITION;

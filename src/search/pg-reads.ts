@@ -11,12 +11,7 @@ import {
   skuFacts,
   variantsOfProducts,
 } from '../db/offer-source.js';
-import {
-  productsNamedLike,
-  searchAggregates,
-  type FacetRow,
-  type ResultRow,
-} from '../db/fallback-source.js';
+import { productsNamedLike, searchAggregates, type FacetRow, type ResultRow } from '../db/fallback-source.js';
 import {
   cartSeller,
   handoffOfferDocs,
@@ -109,7 +104,12 @@ export function termPrefilter(term: string): string | null {
 
 /** The prefilter patterns of a keyword's terms, longest terms first (they narrow most), bounded. */
 export function keywordPrefilters(wanted: readonly string[]): string[] {
-  const patterns = uniq([...wanted].sort((a, b) => b.length - a.length).map(termPrefilter).filter((p): p is string => p !== null));
+  const patterns = uniq(
+    [...wanted]
+      .sort((a, b) => b.length - a.length)
+      .map(termPrefilter)
+      .filter((p): p is string => p !== null),
+  );
   return patterns.slice(0, PREFILTER_MAX_TERMS);
 }
 
@@ -126,9 +126,7 @@ const storableId = (id: number) => id <= INT4_MAX;
 function facetsOf(rows: FacetRow[]): Facets {
   const facets = {} as Facets;
   for (const f of FACETS) {
-    const mine = rows
-      .filter((r) => r.facet === f)
-      .map((r) => ({ r, key: f === 'seller' ? `${r.value}\u0000${r.storeName ?? ''}` : r.value }));
+    const mine = rows.filter((r) => r.facet === f).map((r) => ({ r, key: f === 'seller' ? `${r.value}\u0000${r.storeName ?? ''}` : r.value }));
     mine.sort((a, b) => b.r.count - a.r.count || compareCodePoints(a.key, b.key));
     const top = mine.slice(0, FACET_SIZE);
     if (f === 'seller') facets.seller = top.map(({ r }) => ({ sellerCode: r.value, storeName: r.storeName ?? '', count: r.count }));
@@ -157,11 +155,7 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
         const shown = docs
           .filter(
             (d) =>
-              d.shown &&
-              d.productId === productId &&
-              passes(q.condition, d.condition) &&
-              passes(q.language, d.language) &&
-              passes(q.finish, d.finish),
+              d.shown && d.productId === productId && passes(q.condition, d.condition) && passes(q.language, d.language) && passes(q.finish, d.finish),
           )
           .sort(compareOffers);
         const page = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit);
@@ -219,7 +213,10 @@ export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): Bu
           .sort((a, b) => dir * compareCodePoints(a.key, b.key))
           .slice(0, q.limit + 1);
         const shownPage = page.slice(0, q.limit);
-        const products = await productFacts(db, shownPage.map((r) => r.productId));
+        const products = await productFacts(
+          db,
+          shownPage.map((r) => r.productId),
+        );
         const items = shownPage.map((r): SearchItem => searchItem(productFields(r.productId, products.get(r.productId)).item, r));
         const nextAfter = page.length > q.limit ? page[q.limit - 1]!.key : null;
         return { items, facets: facetsOf(facets), nextAfter };

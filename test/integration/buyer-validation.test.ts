@@ -18,7 +18,15 @@ let app: Express;
 beforeAll(async () => {
   ctx = await createTestContext();
   await loadFixture(ctx.pool, {
-    products: Array.from({ length: 5 }, (_, i) => ({ productId: i + 1, name: `Card ${i}`, set: null, category: null, rarity: null, collectorNumber: null, imageUrl: null })),
+    products: Array.from({ length: 5 }, (_, i) => ({
+      productId: i + 1,
+      name: `Card ${i}`,
+      set: null,
+      category: null,
+      rarity: null,
+      collectorNumber: null,
+      imageUrl: null,
+    })),
     skus: Array.from({ length: 5 }, (_, i) => ({ skuId: i + 1, productId: i + 1, condition: 'Near Mint', language: null, finish: null })),
     sellers: [{ sellerId: 1, sellerCode: 'maple', storeName: 'Maple', currency: 'CAD', region: 'CA' }],
     listings: Array.from({ length: 5 }, (_, i) => ({ sellerId: 1, skuId: i + 1, productId: i + 1, price: 100, quantity: 1 })),
@@ -129,7 +137,12 @@ describe('POST /lines/lookup validation', () => {
     [{ lines: 'all' }, 'lines'],
     [[1, 2], '(root)'],
   ])('%j is a 400 naming %s', async (body, field) => {
-    await expect400(await request(app).post('/lines/lookup').send(body as object), field);
+    await expect400(
+      await request(app)
+        .post('/lines/lookup')
+        .send(body as object),
+      field,
+    );
   });
 
   it('refuses malformed JSON and non-JSON bodies', async () => {

@@ -154,10 +154,14 @@ describe('Degraded Mode warm set', () => {
     expect(rowCount).toBeGreaterThan(0);
     await indexer.idle();
     await ctx.es.indices.refresh({ index: ctx.index.alias });
-    await eventually(async () => {
-      changed = await healthy(grid);
-      expect(changed.items[0]).toMatchObject({ productId: first.productId, fromPrice: 1 });
-    }, 10_000, 100);
+    await eventually(
+      async () => {
+        changed = await healthy(grid);
+        expect(changed.items[0]).toMatchObject({ productId: first.productId, fromPrice: 1 });
+      },
+      10_000,
+      100,
+    );
     expect(changed).not.toEqual(old);
 
     const { warmRequests, warmPasses, warmFailures } = mode.metrics;

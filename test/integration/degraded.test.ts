@@ -50,7 +50,12 @@ const healthy = new Map<string, unknown>();
 
 async function send(a: Express, r: Req) {
   const t0 = performance.now();
-  const res = r.method === 'get' ? await request(a).get(r.path) : await request(a).post(r.path).send(r.body as object);
+  const res =
+    r.method === 'get'
+      ? await request(a).get(r.path)
+      : await request(a)
+          .post(r.path)
+          .send(r.body as object);
   return { status: res.status, body: res.body, headers: res.headers, ms: performance.now() - t0 };
 }
 
@@ -223,22 +228,30 @@ describe('Degraded Mode with a real cluster failure', () => {
 
   it('cluster back: Degraded Mode ends by itself within 10 s', async () => {
     await node.restart();
-    const ms = await eventually(async () => {
-      const r = await request(app).get('/search');
-      expect(r.status).toBe(200);
-      expect(r.body.degraded).toBeUndefined();
-    }, 10_000, 200);
+    const ms = await eventually(
+      async () => {
+        const r = await request(app).get('/search');
+        expect(r.status).toBe(200);
+        expect(r.body.degraded).toBeUndefined();
+      },
+      10_000,
+      200,
+    );
     console.log(`[degraded] cluster answering again: Degraded Mode off after ${ms} ms`);
     const r = await request(app).get('/readyz');
     expect(r.body.data).toMatchObject({ status: 'ready', degraded: false, cluster: { status: expect.stringMatching(/green|yellow/) } });
     expect((await request(app).get('/metrics')).text).toMatch(/^degraded_mode 0$/m);
     // The restarted node is cold: a first query may still exceed the buyer timeout once.
     for (const req of requests.slice(0, 6)) {
-      await eventually(async () => {
-        const got = await send(app, req);
-        expect(got.body.degraded).toBeUndefined();
-        expect(got.body.data).toEqual(healthy.get(req.name));
-      }, 10_000, 200);
+      await eventually(
+        async () => {
+          const got = await send(app, req);
+          expect(got.body.degraded).toBeUndefined();
+          expect(got.body.data).toEqual(healthy.get(req.name));
+        },
+        10_000,
+        200,
+      );
     }
   });
 
@@ -269,11 +282,15 @@ describe('Degraded Mode with a real cluster failure', () => {
     const [concrete] = Object.keys(await indexerEs.indices.getAlias({ name: ctx.index.alias }));
     await indexerEs.indices.close({ index: concrete! });
     try {
-      await eventually(async () => {
-        const r = await request(app).get('/readyz');
-        expect(r.body.data).toMatchObject({ degraded: true, cluster: { status: 'probe-failed' } });
-        expect(r.body.data.cluster.detail).toMatch(/index_closed/);
-      }, 5000, 100);
+      await eventually(
+        async () => {
+          const r = await request(app).get('/readyz');
+          expect(r.body.data).toMatchObject({ degraded: true, cluster: { status: 'probe-failed' } });
+          expect(r.body.data.cluster.detail).toMatch(/index_closed/);
+        },
+        5000,
+        100,
+      );
       for (const r of requests.slice(0, 10)) {
         const got = await send(app, r);
         expect(got.status).toBe(200);
@@ -299,11 +316,15 @@ describe('Degraded Mode with a real cluster failure', () => {
       actions: [{ add: { index: concrete!, alias, is_write_index: true } }, { add: { index: red, alias } }],
     });
     try {
-      await eventually(async () => {
-        const r = await request(app).get('/readyz');
-        expect(r.body.data).toMatchObject({ degraded: true, cluster: { status: 'red' } });
-        expect(r.body.data.cluster.detail).toMatch(/unassigned primary/);
-      }, 5000, 100);
+      await eventually(
+        async () => {
+          const r = await request(app).get('/readyz');
+          expect(r.body.data).toMatchObject({ degraded: true, cluster: { status: 'red' } });
+          expect(r.body.data.cluster.detail).toMatch(/unassigned primary/);
+        },
+        5000,
+        100,
+      );
       for (const r of requests.slice(0, 10)) {
         const got = await send(app, r);
         expect(got.status).toBe(200);

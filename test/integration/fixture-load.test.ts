@@ -18,9 +18,22 @@ const example = () => JSON.parse(readFileSync(examplePath, 'utf8')) as Record<st
 const run = promisify(execFile);
 
 const DATA_TABLES = [
-  'products', 'skus', 'sellers', 'seller_prerequisites', 'seller_shipping_options', 'seller_reviews', 'api_keys',
-  'seller_webhooks', 'listings', 'handoff_stores', 'handoff_store_reviews', 'handoff_variants', 'orders', 'holds',
-  'order_lines', 'webhook_events',
+  'products',
+  'skus',
+  'sellers',
+  'seller_prerequisites',
+  'seller_shipping_options',
+  'seller_reviews',
+  'api_keys',
+  'seller_webhooks',
+  'listings',
+  'handoff_stores',
+  'handoff_store_reviews',
+  'handoff_variants',
+  'orders',
+  'holds',
+  'order_lines',
+  'webhook_events',
 ] as const;
 
 /** Every row of every table the loader touches, as JSON text, in a stable order. */
@@ -71,14 +84,26 @@ describe('fixture loader against PostgreSQL', () => {
     const { counts: c } = await loadFixture(ctx.pool, example());
     expect(c.listings).toEqual({ inFile: 1, written: 1, deleted: 0 });
     expect(await counts(ctx)).toMatchObject({
-      products: 1, skus: 1, sellers: 1, seller_shipping_options: 1, seller_reviews: 3, api_keys: 1, seller_webhooks: 1,
-      listings: 1, handoff_stores: 1, handoff_store_reviews: 1, handoff_variants: 1, orders: 0,
+      products: 1,
+      skus: 1,
+      sellers: 1,
+      seller_shipping_options: 1,
+      seller_reviews: 3,
+      api_keys: 1,
+      seller_webhooks: 1,
+      listings: 1,
+      handoff_stores: 1,
+      handoff_store_reviews: 1,
+      handoff_variants: 1,
+      orders: 0,
     });
     const { rows: listing } = await ctx.pool.query('SELECT match_status, deleted_at, external_ref, as_of FROM listings');
     expect(listing[0]).toMatchObject({ match_status: 'matched', deleted_at: null, external_ref: 'SKU-A-1' });
     expect((listing[0].as_of as Date).toISOString()).toBe('2026-11-01T00:00:00.000Z');
     const key = 'mp_maple_4f9c2a7d0b1e8f3a6c5d9e2b7a1f0c4d';
-    const { rows: keys } = await ctx.pool.query<{ h: string; row: string }>("SELECT encode(key_hash, 'hex') AS h, row_to_json(k)::text AS row FROM api_keys k");
+    const { rows: keys } = await ctx.pool.query<{ h: string; row: string }>(
+      "SELECT encode(key_hash, 'hex') AS h, row_to_json(k)::text AS row FROM api_keys k",
+    );
     expect(keys[0]!.h).toBe(createHash('sha256').update(key).digest('hex'));
     expect(keys[0]!.row).not.toContain('4f9c2a7d0b1e8f3a6c5d9e2b7a1f0c4d');
     const { rows: ready } = await ctx.pool.query('SELECT incomplete FROM seller_readiness WHERE seller_id = 7');
@@ -104,7 +129,10 @@ describe('fixture loader against PostgreSQL', () => {
     next.handoffStores[0].variants = [{ variantId: 56, skuId: 1001, productId: 101, price: 230, quantity: 2 }];
     await loadFixture(ctx.pool, next);
     const q = async (sql: string) => (await ctx.pool.query(sql)).rows;
-    expect(await q('SELECT position, score FROM seller_reviews ORDER BY position')).toEqual([{ position: 0, score: 5 }, { position: 1, score: 2 }]);
+    expect(await q('SELECT position, score FROM seller_reviews ORDER BY position')).toEqual([
+      { position: 0, score: 5 },
+      { position: 1, score: 2 },
+    ]);
     expect(await q('SELECT method FROM seller_shipping_options')).toEqual([{ method: 'Lettermail' }]);
     expect(await q('SELECT * FROM api_keys')).toEqual([]);
     expect(await q('SELECT * FROM seller_webhooks')).toEqual([]);
@@ -112,7 +140,9 @@ describe('fixture loader against PostgreSQL', () => {
     expect(await q('SELECT incomplete FROM seller_readiness')).toEqual([{ incomplete: ['PAYOUTS_READY', 'CURRENT_SELLER_TERMS_ACCEPTED'] }]);
     // Unchanged review position 0 was not rewritten: only changed entities reached the feed.
     // (A review changes only the seller's counters: its feed row says so with ktext 'stats'.)
-    const { rows: feed } = await ctx.pool.query('SELECT DISTINCT entity, k1, ktext FROM change_feed WHERE id > $1 ORDER BY 1, 2, 3 NULLS FIRST', [feedBefore]);
+    const { rows: feed } = await ctx.pool.query('SELECT DISTINCT entity, k1, ktext FROM change_feed WHERE id > $1 ORDER BY 1, 2, 3 NULLS FIRST', [
+      feedBefore,
+    ]);
     expect(feed).toEqual([
       { entity: 'seller', k1: 7, ktext: null },
       { entity: 'seller', k1: 7, ktext: 'stats' },
@@ -123,21 +153,33 @@ describe('fixture loader against PostgreSQL', () => {
 
   it('stores a listing of an unknown sku unmatched, and matches it when the sku arrives', async () => {
     await loadFixture(ctx.pool, { listings: [{ sellerId: 7, skuId: 2002, productId: 202, price: 100, quantity: 1 }] });
-    const status = async () => (await ctx.pool.query("SELECT match_status FROM listings WHERE sku_id = 2002")).rows[0]?.match_status;
+    const status = async () => (await ctx.pool.query('SELECT match_status FROM listings WHERE sku_id = 2002')).rows[0]?.match_status;
     expect(await status()).toBe('unmatched');
     await loadFixture(ctx.pool, { products: [{ productId: 202, name: 'Æther Vial' }], skus: [{ skuId: 2002, productId: 202, condition: 'Near Mint' }] });
     expect(await status()).toBe('matched');
     // The database's catalog now backs the cross-document rules.
-    await expect(loadFixture(ctx.pool, { listings: [{ sellerId: 7, skuId: 2002, productId: 101, price: 1, quantity: 1 }] }))
-      .rejects.toThrow('listings[0].productId: sku 2002 belongs to product 202, not 101');
+    await expect(loadFixture(ctx.pool, { listings: [{ sellerId: 7, skuId: 2002, productId: 101, price: 1, quantity: 1 }] })).rejects.toThrow(
+      'listings[0].productId: sku 2002 belongs to product 202, not 101',
+    );
   });
   it('enters orders through the checkout path: a bad order refuses the file by path; derived ids; a reload changes nothing', async () => {
     await loadFixture(ctx.pool, example()); // seller 7 browse-eligible again, sku 1001: 4 on hand at 250
-    const customer = { name: 'A. Buyer', email: 'a@example.com', shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' } };
+    const customer = {
+      name: 'A. Buyer',
+      email: 'a@example.com',
+      shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' },
+    };
     const file = (): Record<string, any> => ({
       ...example(),
       orders: [
-        { sellerId: 7, currency: 'CAD', customer, lines: [{ skuId: 1001, quantity: 3 }], shippingMethod: 'Tracked Expedited', tax: [{ label: 'HST', rate: 0.15 }] },
+        {
+          sellerId: 7,
+          currency: 'CAD',
+          customer,
+          lines: [{ skuId: 1001, quantity: 3 }],
+          shippingMethod: 'Tracked Expedited',
+          tax: [{ label: 'HST', rate: 0.15 }],
+        },
         { orderId: 'ord_operator', sellerId: 7, currency: 'CAD', customer, lines: [{ skuId: 1001, quantity: 1 }], operator: true },
       ],
     });
@@ -163,21 +205,27 @@ describe('fixture loader against PostgreSQL', () => {
     expect(await refused(method)).toBe('orders[0].shippingMethod: "Pigeon" is not a shipping option of seller 7');
     const vacation = file();
     vacation.sellers[0].vacation = true;
-    expect(await refused(vacation)).toMatch(/^orders\[0\]\.lines\[0\]\.skuId: sku 1001 is not a shown offer of seller 7: the store is not browse-eligible \(VACATION_DISABLED\)$/);
+    expect(await refused(vacation)).toMatch(
+      /^orders\[0\]\.lines\[0\]\.skuId: sku 1001 is not a shown offer of seller 7: the store is not browse-eligible \(VACATION_DISABLED\)$/,
+    );
 
     const { counts: c } = await loadFixture(ctx.pool, file());
     expect(c.orders).toEqual({ inFile: 2, written: 2, deleted: 0 });
     const id = derivedOrderId(parseFixture(file()).orders![0]!, 0);
     const { rows } = await ctx.pool.query('SELECT order_id, has_money, subtotal, shipping_cost, tax, grand_total FROM orders ORDER BY order_id');
-    expect(rows).toEqual([
-      { order_id: id, has_money: true, subtotal: 750, shipping_cost: 1299, tax: 307, grand_total: 2356 }, // 0.15 x 2049 = 307.35
-      { order_id: 'ord_operator', has_money: false, subtotal: null, shipping_cost: null, tax: null, grand_total: null },
-    ].sort((a, b) => (a.order_id < b.order_id ? -1 : 1)));
+    expect(rows).toEqual(
+      [
+        { order_id: id, has_money: true, subtotal: 750, shipping_cost: 1299, tax: 307, grand_total: 2356 }, // 0.15 x 2049 = 307.35
+        { order_id: 'ord_operator', has_money: false, subtotal: null, shipping_cost: null, tax: null, grand_total: null },
+      ].sort((a, b) => (a.order_id < b.order_id ? -1 : 1)),
+    );
     expect((await ctx.pool.query('SELECT order_id, sku_id, quantity FROM holds ORDER BY quantity')).rows).toEqual([
-      { order_id: 'ord_operator', sku_id: 1001, quantity: 1 }, { order_id: id, sku_id: 1001, quantity: 3 },
+      { order_id: 'ord_operator', sku_id: 1001, quantity: 1 },
+      { order_id: id, sku_id: 1001, quantity: 3 },
     ]);
-    expect((await ctx.pool.query("SELECT type, state FROM webhook_events")).rows).toEqual([
-      { type: 'order.created', state: 'pending' }, { type: 'order.created', state: 'pending' },
+    expect((await ctx.pool.query('SELECT type, state FROM webhook_events')).rows).toEqual([
+      { type: 'order.created', state: 'pending' },
+      { type: 'order.created', state: 'pending' },
     ]);
 
     const dumped = await dump(ctx);
@@ -185,7 +233,6 @@ describe('fixture loader against PostgreSQL', () => {
     expect(again.counts.orders).toEqual({ inFile: 2, written: 0, deleted: 0 });
     expect(await dump(ctx)).toEqual(dumped);
   });
-
 });
 
 describe('fixture-load CLI', () => {

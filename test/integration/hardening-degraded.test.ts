@@ -40,8 +40,16 @@ describe('defect 6: Degraded Mode inputs', () => {
     expect(control.status).toBe(200);
     expect(control.body.degraded).toBe(true);
     expect(control.body.data.items.length).toBeGreaterThan(0);
-    for (const q of ['condition=Near%00Mint', 'set=Al%00pha', 'sellerCode=ma%00ple', 'category=x%00', 'rarity=%00',
-      'language=English&language=Eng%00lish', 'collectorNumber=1%00', 'keyword=bolt%00']) {
+    for (const q of [
+      'condition=Near%00Mint',
+      'set=Al%00pha',
+      'sellerCode=ma%00ple',
+      'category=x%00',
+      'rarity=%00',
+      'language=English&language=Eng%00lish',
+      'collectorNumber=1%00',
+      'keyword=bolt%00',
+    ]) {
       const res = await request(app).get(`/search?${q}`);
       expect(res.status, q).toBe(200);
       expect(res.body.degraded, q).toBe(true);
@@ -53,7 +61,15 @@ describe('defect 6: Degraded Mode inputs', () => {
   });
 
   it('a lookup sellerId or skuId of 2^31 or more is an unknown line, not a 503', async () => {
-    const res = await request(app).post('/lines/lookup').send({ lines: [{ sellerId: 2 ** 31, skuId: 1001 }, { sellerId: 7, skuId: 2 ** 40 }, { sellerId: 7, skuId: 1001 }] });
+    const res = await request(app)
+      .post('/lines/lookup')
+      .send({
+        lines: [
+          { sellerId: 2 ** 31, skuId: 1001 },
+          { sellerId: 7, skuId: 2 ** 40 },
+          { sellerId: 7, skuId: 1001 },
+        ],
+      });
     expect(res.status).toBe(200);
     expect(res.body.degraded).toBe(true);
     expect(res.body.data.lines).toHaveLength(3);

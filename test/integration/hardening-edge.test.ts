@@ -46,7 +46,13 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
 
   it('a 1000-item bulk write with long externalRefs still fits its limit', async () => {
     const items = Array.from({ length: 1000 }, (_, i) => ({
-      op: 'upsert', skuId: 100_000 + i, productId: 101, price: 1, quantity: 1, externalRef: 'é'.repeat(255), asOf: '2026-11-01T00:00:00.000000+01:00',
+      op: 'upsert',
+      skuId: 100_000 + i,
+      productId: 101,
+      price: 1,
+      quantity: 1,
+      externalRef: 'é'.repeat(255),
+      asOf: '2026-11-01T00:00:00.000000+01:00',
     }));
     const text = JSON.stringify({ items }).replace(/é/g, '\\u00e9'); // the escaped form is the largest
     const res = await json('/listings/bulk', text, 'post', keys.maple);
@@ -55,7 +61,10 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
 
   it('deep nesting is refused before JSON.parse, on public and seller routes', async () => {
     const deep = (n: number) => `{"lines":${'['.repeat(n)}${']'.repeat(n)}}`;
-    for (const [path, key] of [['/lines/lookup', undefined], ['/listings', keys.maple]] as const) {
+    for (const [path, key] of [
+      ['/lines/lookup', undefined],
+      ['/listings', keys.maple],
+    ] as const) {
       const res = await json(path, deep(5000), 'post', key);
       expect(res.status).toBe(400);
       expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/nest/i) });
@@ -110,7 +119,10 @@ describe('defect 7: per-address limits before authentication, TRUST_PROXY', () =
     const limited = testApp(ctx, { RATE_LIMIT_AUTH_FAILURES_PER_MIN: 5 });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      const res = await request(limited).get('/me').set('Authorization', `Bearer mp_maple_${'0'.repeat(40)}`).set('X-Forwarded-For', '198.51.100.7');
+      const res = await request(limited)
+        .get('/me')
+        .set('Authorization', `Bearer mp_maple_${'0'.repeat(40)}`)
+        .set('X-Forwarded-For', '198.51.100.7');
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.body.error.code).toBe('RATE_LIMITED');

@@ -28,7 +28,11 @@ afterAll(async () => {
 });
 
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const post = (path: string, body: unknown, key = keys.maple) => request(app).post(path).set(auth(key)).send(body as object);
+const post = (path: string, body: unknown, key = keys.maple) =>
+  request(app)
+    .post(path)
+    .set(auth(key))
+    .send(body as object);
 const get = (path: string, key = keys.maple) => request(app).get(path).set(auth(key));
 
 async function stored(skuId: number, key = keys.maple) {
@@ -110,7 +114,11 @@ describe('defect 3: forged and foreign cursors', () => {
   });
 
   it('a seller cursor is bound to the seller that received it', async () => {
-    await post('/listings', [1001, 1002].map((skuId) => ({ skuId, productId: 101, price: 5, quantity: 1 })), keys.birch);
+    await post(
+      '/listings',
+      [1001, 1002].map((skuId) => ({ skuId, productId: 101, price: 5, quantity: 1 })),
+      keys.birch,
+    );
     const first = await get('/listings?limit=1', keys.birch);
     const cursor = first.body.data.nextCursor as string;
     expect(cursor).toBeTruthy();
@@ -139,17 +147,33 @@ describe('defect 5: one seller cannot starve the pool', () => {
     const holder = await ctx.pool.connect();
     try {
       await holder.query(LOCK, [MAPLE]);
-      const first = request(capped).post('/listings').set(auth(keys.maple)).send({ skuId: 1001, productId: 101, price: 9, quantity: 1 }).then((r) => r);
+      const first = request(capped)
+        .post('/listings')
+        .set(auth(keys.maple))
+        .send({ skuId: 1001, productId: 101, price: 9, quantity: 1 })
+        .then((r) => r);
       await waiters(1);
-      const second = await request(capped).post('/listings/bulk').set(auth(keys.maple)).send({ items: [{ op: 'delete', skuId: 1002 }] });
+      const second = await request(capped)
+        .post('/listings/bulk')
+        .set(auth(keys.maple))
+        .send({ items: [{ op: 'delete', skuId: 1002 }] });
       expect(second.status).toBe(429);
       expect(second.body.error.code).toBe('RATE_LIMITED');
       expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
-      expect((await request(capped).post('/listings').set(auth(keys.birch)).send({ skuId: 2001, productId: 102, price: 1, quantity: 1 })).status).toBe(200);
+      expect((await request(capped).post('/listings').set(auth(keys.birch)).send({ skuId: 2001, productId: 102, price: 1, quantity: 1 })).status).toBe(
+        200,
+      );
       await holder.query(UNLOCK, [MAPLE]);
       expect((await first).status).toBe(200);
       // The slot is free again.
-      expect((await request(capped).post('/listings/bulk').set(auth(keys.maple)).send({ items: [{ op: 'delete', skuId: 1002 }] })).status).toBe(200);
+      expect(
+        (
+          await request(capped)
+            .post('/listings/bulk')
+            .set(auth(keys.maple))
+            .send({ items: [{ op: 'delete', skuId: 1002 }] })
+        ).status,
+      ).toBe(200);
     } finally {
       await holder.query('SELECT pg_advisory_unlock_all()');
       holder.release();
@@ -164,7 +188,11 @@ describe('defect 5: one seller cannot starve the pool', () => {
     const holder = await ctx.pool.connect();
     try {
       await holder.query(LOCK, [MAPLE]);
-      const stuck = request(a).post('/listings').set(auth(keys.maple)).send({ skuId: 1001, productId: 101, price: 8, quantity: 1 }).then((r) => r);
+      const stuck = request(a)
+        .post('/listings')
+        .set(auth(keys.maple))
+        .send({ skuId: 1001, productId: 101, price: 8, quantity: 1 })
+        .then((r) => r);
       await waiters(1);
       // The one main connection is taken: another seller's read waits at most the connection timeout.
       const other = await request(a).get('/me').set(auth(keys.birch));

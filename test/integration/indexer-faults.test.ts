@@ -120,8 +120,12 @@ describe('indexer fault tolerance', () => {
     const node = await startEsNode();
     const es = createEsClient(node.url, 10_000);
     const indexer = await startLiveIndexer({
-      pool: ctx.pool, es, index: ctx.index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-      databaseUrl: ctx.databaseUrl, pollMs: 200,
+      pool: ctx.pool,
+      es,
+      index: ctx.index,
+      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      databaseUrl: ctx.databaseUrl,
+      pollMs: 200,
     });
     try {
       await indexer.idle();
@@ -131,7 +135,11 @@ describe('indexer fault tolerance', () => {
         concurrency: 4,
         seed: 13,
         onCommit: (n) => {
-          if (n === 200) restart = node.kill().then(() => new Promise((r) => setTimeout(r, 3000))).then(() => node.restart());
+          if (n === 200)
+            restart = node
+              .kill()
+              .then(() => new Promise((r) => setTimeout(r, 3000)))
+              .then(() => node.restart());
         },
       });
       await restart;
@@ -159,7 +167,12 @@ describe('indexer fault tolerance', () => {
     const index = indexNames(`${inject('runId')}_pgrestart`);
     await loadFixture(pool, generateScenario(6, { products: 150, listings: 1500 }).fixture);
     const indexer = await startLiveIndexer({
-      pool, es, index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'), databaseUrl, pollMs: 200,
+      pool,
+      es,
+      index,
+      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+      databaseUrl,
+      pollMs: 200,
     });
     try {
       await indexer.idle();

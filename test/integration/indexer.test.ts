@@ -14,7 +14,16 @@ import { indexedVersion, indicesBehind, mappingVersion } from '../../indexer/ind
 const KEY = 'mp_maple_4f9c2a7d0b1e8f3a6c5d9e2b7a1f0c4d';
 const base = {
   products: [
-    { productId: 101, name: 'Lightning Bolt', set: 'Alpha', category: 'Magic: The Gathering', rarity: 'Common', collectorNumber: '161', imageUrl: null, details: [] },
+    {
+      productId: 101,
+      name: 'Lightning Bolt',
+      set: 'Alpha',
+      category: 'Magic: The Gathering',
+      rarity: 'Common',
+      collectorNumber: '161',
+      imageUrl: null,
+      details: [],
+    },
     { productId: 102, name: 'Pikachu', set: 'Base', category: 'Pokémon', rarity: 'Rare', collectorNumber: '58', imageUrl: null, details: [] },
   ],
   skus: [
@@ -23,20 +32,52 @@ const base = {
     { skuId: 2001, productId: 102, condition: 'Unopened', language: 'Japanese', finish: null },
   ],
   sellers: [
-    { sellerId: 7, sellerCode: 'maple', storeName: 'Maple Cards', currency: 'CAD', region: 'CA', active: true, vacation: false,
-      inventorySource: 'platform', apiKeys: [KEY], poBoxDelivery: 'available', incompletePrerequisites: [], termsVersion: '2026-07',
-      shippingOptions: [{ method: 'Tracked', cost: 1299, tracked: true }], reviews: [5, 4] },
-    { sellerId: 8, sellerCode: 'birch', storeName: 'Birch', currency: 'CAD', region: 'CA', active: true, vacation: false,
-      inventorySource: 'platform', apiKeys: [], poBoxDelivery: 'seller_declines', incompletePrerequisites: [], termsVersion: '2026-07',
-      shippingOptions: [], reviews: [] },
+    {
+      sellerId: 7,
+      sellerCode: 'maple',
+      storeName: 'Maple Cards',
+      currency: 'CAD',
+      region: 'CA',
+      active: true,
+      vacation: false,
+      inventorySource: 'platform',
+      apiKeys: [KEY],
+      poBoxDelivery: 'available',
+      incompletePrerequisites: [],
+      termsVersion: '2026-07',
+      shippingOptions: [{ method: 'Tracked', cost: 1299, tracked: true }],
+      reviews: [5, 4],
+    },
+    {
+      sellerId: 8,
+      sellerCode: 'birch',
+      storeName: 'Birch',
+      currency: 'CAD',
+      region: 'CA',
+      active: true,
+      vacation: false,
+      inventorySource: 'platform',
+      apiKeys: [],
+      poBoxDelivery: 'seller_declines',
+      incompletePrerequisites: [],
+      termsVersion: '2026-07',
+      shippingOptions: [],
+      reviews: [],
+    },
   ],
   listings: [
     { sellerId: 7, skuId: 1001, productId: 101, price: 250, quantity: 4, externalRef: 'A-1', asOf: '2026-11-01T00:00:00.000Z' },
     { sellerId: 8, skuId: 1001, productId: 101, price: 240, quantity: 1 },
   ],
   handoffStores: [
-    { storeSlug: 'north-shop', storeName: 'North Shop', sellerCode: 'north', active: true, reviews: [4],
-      variants: [{ variantId: 55, skuId: 2001, productId: 102, price: 900, quantity: 2 }] },
+    {
+      storeSlug: 'north-shop',
+      storeName: 'North Shop',
+      sellerCode: 'north',
+      active: true,
+      reviews: [4],
+      variants: [{ variantId: 55, skuId: 2001, productId: 102, price: 900, quantity: 2 }],
+    },
   ],
 };
 
@@ -75,7 +116,12 @@ describe('live indexer', () => {
     expect(await shownOfferIds(101)).toEqual(['n:8:1001', 'n:7:1001']);
     const offer = (await doc('n:7:1001'))!.offer;
     expect(offer).toMatchObject({
-      lane: 'native', sellerId: 7, sellerCode: 'maple', price: 250, available: 4, checkoutMode: 'express',
+      lane: 'native',
+      sellerId: 7,
+      sellerCode: 'maple',
+      price: 250,
+      available: 4,
+      checkoutMode: 'express',
       poBoxDelivery: { status: 'available' },
     });
     // The store's counters live on the seller document only (reads join them into its offers).
@@ -93,9 +139,7 @@ describe('live indexer', () => {
   });
 
   it('shows a new listing within 2 s', async () => {
-    await ctx.pool.query(
-      `INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 1002, 101, 99, 3, 'matched')`,
-    );
+    await ctx.pool.query(`INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 1002, 101, 99, 3, 'matched')`);
     await eventually(async () => expect(await shownOfferIds(101)).toEqual(['n:7:1002', 'n:8:1001', 'n:7:1001']));
   });
 
@@ -154,14 +198,21 @@ describe('live indexer', () => {
     // After the steps above only maple's Near Mint copy of 101 is shown, and 102's store is inactive.
     await eventually(async () => {
       expect(await card(101)).toMatchObject({
-        docType: 'card', condition: ['Near Mint'], language: ['English'], finish: ['Non-Foil'], sellerFacet: ['maple\u0000Maple Cards'],
+        docType: 'card',
+        condition: ['Near Mint'],
+        language: ['English'],
+        finish: ['Non-Foil'],
+        sellerFacet: ['maple\u0000Maple Cards'],
         card: { productId: 101, name: 'Lightning Bölt Remastered', fromPrice: 250, sellerCount: 1, isSealed: false },
       });
       expect(await card(102)).toBeNull();
     });
     await ctx.pool.query(`UPDATE handoff_stores SET active = true WHERE store_slug = 'north-shop'`);
     await eventually(async () =>
-      expect(await card(102)).toMatchObject({ sellerFacet: ['north\u0000North Shop'], card: { fromPrice: 900, sellerCount: 1, isSealed: true, disclosures: null } }),
+      expect(await card(102)).toMatchObject({
+        sellerFacet: ['north\u0000North Shop'],
+        card: { fromPrice: 900, sellerCount: 1, isSealed: true, disclosures: null },
+      }),
     );
     // The handoff variant's sku now belongs to 101: 102 loses its only offer (its card found
     // through the index's old productId of h:55), 101 gains a sealed offer from a second store.

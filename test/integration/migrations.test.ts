@@ -6,9 +6,24 @@ import { createTestContext, type TestContext } from '../support/context.js';
 import { databaseUrlFor } from '../support/db-url.js';
 
 const EXPECTED_TABLES = [
-  'platform_settings', 'sellers', 'seller_prerequisites', 'seller_shipping_options', 'seller_reviews', 'api_keys',
-  'seller_webhooks', 'products', 'skus', 'listings', 'orders', 'holds', 'handoff_stores', 'handoff_store_reviews',
-  'handoff_variants', 'change_feed', 'feed_checkpoints', 'pgmigrations',
+  'platform_settings',
+  'sellers',
+  'seller_prerequisites',
+  'seller_shipping_options',
+  'seller_reviews',
+  'api_keys',
+  'seller_webhooks',
+  'products',
+  'skus',
+  'listings',
+  'orders',
+  'holds',
+  'handoff_stores',
+  'handoff_store_reviews',
+  'handoff_variants',
+  'change_feed',
+  'feed_checkpoints',
+  'pgmigrations',
 ];
 
 /** Tables, columns, triggers and applied migrations: what a repeated migrate must not change. */
@@ -84,22 +99,26 @@ describe('change feed triggers', () => {
   it('products and skus', async () => {
     expect(await feedOf("INSERT INTO products (product_id, name) VALUES (1, 'A'), (2, 'B')")).toEqual([key('product', 1), key('product', 2)]);
     expect(await feedOf("UPDATE products SET name = 'A2' WHERE product_id = 1")).toEqual([key('product', 1)]);
-    expect(await feedOf("INSERT INTO skus (sku_id, product_id) VALUES (10, 1)")).toEqual([key('sku', 10)]);
+    expect(await feedOf('INSERT INTO skus (sku_id, product_id) VALUES (10, 1)')).toEqual([key('sku', 10)]);
     expect(await feedOf('UPDATE skus SET condition = $1 WHERE sku_id = 10', ['Near Mint'])).toEqual([key('sku', 10)]);
   });
 
   it('sellers (and their child rows, keyed by seller)', async () => {
-    expect(await feedOf("INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) VALUES (7, 'maple', 'Maple', 'CAD', 'CA')")).toEqual([key('seller', 7)]);
+    expect(await feedOf("INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) VALUES (7, 'maple', 'Maple', 'CAD', 'CA')")).toEqual([
+      key('seller', 7),
+    ]);
     expect(await feedOf('UPDATE sellers SET vacation = true WHERE seller_id = 7')).toEqual([key('seller', 7)]);
     // A review changes only the seller's counters (the seller document), not its offers.
-    expect(await feedOf("INSERT INTO seller_reviews VALUES (7, 0, 5)")).toEqual([key('seller', 7, null, 'stats')]);
-    expect(await feedOf("DELETE FROM seller_reviews WHERE seller_id = 7")).toEqual([key('seller', 7, null, 'stats')]);
+    expect(await feedOf('INSERT INTO seller_reviews VALUES (7, 0, 5)')).toEqual([key('seller', 7, null, 'stats')]);
+    expect(await feedOf('DELETE FROM seller_reviews WHERE seller_id = 7')).toEqual([key('seller', 7, null, 'stats')]);
     expect(await feedOf("INSERT INTO seller_prerequisites VALUES (7, 'PAYOUTS_READY')")).toEqual([key('seller', 7)]);
-    expect(await feedOf("DELETE FROM seller_prerequisites WHERE seller_id = 7")).toEqual([key('seller', 7)]);
+    expect(await feedOf('DELETE FROM seller_prerequisites WHERE seller_id = 7')).toEqual([key('seller', 7)]);
   });
 
   it('listings: insert, update, delete keyed by (seller, sku)', async () => {
-    expect(await feedOf("INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 10, 1, 100, 2, 'matched')")).toEqual([key('listing', 7, 10)]);
+    expect(
+      await feedOf("INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 10, 1, 100, 2, 'matched')"),
+    ).toEqual([key('listing', 7, 10)]);
     expect(await feedOf('UPDATE listings SET quantity = 3 WHERE seller_id = 7')).toEqual([key('listing', 7, 10)]);
     expect(await feedOf('DELETE FROM listings WHERE seller_id = 7 AND sku_id = 10')).toEqual([key('listing', 7, 10)]);
   });
@@ -112,7 +131,9 @@ describe('change feed triggers', () => {
   });
 
   it('handoff stores and variants', async () => {
-    expect(await feedOf("INSERT INTO handoff_stores (store_slug, store_name) VALUES ('north-shop', 'North')")).toEqual([key('store', null, null, 'north-shop')]);
+    expect(await feedOf("INSERT INTO handoff_stores (store_slug, store_name) VALUES ('north-shop', 'North')")).toEqual([
+      key('store', null, null, 'north-shop'),
+    ]);
     expect(await feedOf("INSERT INTO handoff_variants VALUES (55, 'north-shop', 10, 1, 240, 1, 'matched')")).toEqual([key('variant', 55)]);
     expect(await feedOf('UPDATE handoff_variants SET price = 230 WHERE variant_id = 55')).toEqual([key('variant', 55)]);
     expect(await feedOf('DELETE FROM handoff_variants WHERE variant_id = 55')).toEqual([key('variant', 55)]);

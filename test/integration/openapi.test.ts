@@ -41,8 +41,17 @@ describe('OpenAPI document', () => {
     expect(result.valid).toBe(true);
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths).sort()).toEqual([
-      '/lines/lookup', '/listings', '/listings/bulk', '/listings/purge', '/me', '/orders', '/orders/{orderId}', '/orders/{orderId}/cancel',
-      '/orders/{orderId}/fulfillment', '/products/{productId}', '/search',
+      '/lines/lookup',
+      '/listings',
+      '/listings/bulk',
+      '/listings/purge',
+      '/me',
+      '/orders',
+      '/orders/{orderId}',
+      '/orders/{orderId}/cancel',
+      '/orders/{orderId}/fulfillment',
+      '/products/{productId}',
+      '/search',
     ]);
   });
 
@@ -57,7 +66,18 @@ describe('OpenAPI document', () => {
     await check('/search', 'get', await request(app).get('/search?limit=3'));
     const someProduct = (await request(app).get('/search?limit=1')).body.data.items[0].productId;
     await check('/products/{productId}', 'get', await request(app).get(`/products/${someProduct}`));
-    await check('/lines/lookup', 'post', await request(app).post('/lines/lookup').send({ lines: [{ sellerId: 1, skuId: 1000 }, { sellerId: 2, skuId: 99 }] }));
+    await check(
+      '/lines/lookup',
+      'post',
+      await request(app)
+        .post('/lines/lookup')
+        .send({
+          lines: [
+            { sellerId: 1, skuId: 1000 },
+            { sellerId: 2, skuId: 99 },
+          ],
+        }),
+    );
   });
 
   it('documents query parameters with their bounds', () => {

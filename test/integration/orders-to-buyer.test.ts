@@ -22,7 +22,14 @@ let indexer: LiveIndexer;
 let app: Express;
 let key: string;
 
-type WireOffer = { lane: string; sellerId: number | null; skuId: number; available: number; salesCount: number | null; reviewScore: { score: number | null; count: number } };
+type WireOffer = {
+  lane: string;
+  sellerId: number | null;
+  skuId: number;
+  available: number;
+  salesCount: number | null;
+  reviewScore: { score: number | null; count: number };
+};
 const offersOf = async (productId: number) => {
   const res = await request(app).get(`/products/${productId}`);
   expect(res.status).toBe(200);
@@ -31,7 +38,11 @@ const offersOf = async (productId: number) => {
 const offer = async (productId: number, sellerId: number, skuId: number) =>
   (await offersOf(productId)).find((o) => o.sellerId === sellerId && o.skuId === skuId);
 const lookup = async (sellerId: number, skuId: number) =>
-  (await request(app).post('/lines/lookup').send({ lines: [{ sellerId, skuId }] })).body.data.lines[0] as { currentPrice: number | null; available: number };
+  (
+    await request(app)
+      .post('/lines/lookup')
+      .send({ lines: [{ sellerId, skuId }] })
+  ).body.data.lines[0] as { currentPrice: number | null; available: number };
 const exported = async (skuId: number) => {
   const res = await request(app).get('/listings?limit=100').set('Authorization', `Bearer ${key}`);
   expect(res.status).toBe(200);
@@ -39,8 +50,7 @@ const exported = async (skuId: number) => {
 };
 const searchItems = async (query: string) => (await request(app).get(`/search?${query}`)).body.data.items as { productId: number }[];
 const within2s = (check: () => Promise<void>) => eventually(check, 2000);
-const push = (item: Record<string, unknown>) =>
-  request(app).post('/listings').set('Authorization', `Bearer ${key}`).send(item).expect(200);
+const push = (item: Record<string, unknown>) => request(app).post('/listings').set('Authorization', `Bearer ${key}`).send(item).expect(200);
 
 /** The offer documents' sequence numbers: a rewrite of any of them bumps its own. */
 async function seqNos(ids: string[]): Promise<Record<string, number>> {
@@ -203,7 +213,7 @@ describe('orders in buyer reads', () => {
     expect(await offer(101, 8, 1001)).toMatchObject({ salesCount: 0 });
   });
 
-  it("a review moves reviewScore on every offer of the store without rewriting them", async () => {
+  it('a review moves reviewScore on every offer of the store without rewriting them', async () => {
     // (Not n:7:2001: the previous test's last order move may still be on its way to it.)
     const before = await seqNos(['n:7:1001', 'n:7:1002']);
     await ctx.pool.query(`INSERT INTO seller_reviews (seller_id, position, score) VALUES (7, 1, 2)`);

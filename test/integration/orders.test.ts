@@ -44,10 +44,10 @@ let n = 0;
 /** A fresh listing of `seller` for a new sku (so tests do not share stock), and its sku id. */
 async function listing(seller: number, price: number, quantity: number, externalRef: string | null = null, productId = 101): Promise<number> {
   const skuId = 5000 + ++n;
-  await ctx.pool.query(
-    `INSERT INTO skus (sku_id, product_id, condition, language, finish) VALUES ($1, $2, 'Near Mint', 'English', NULL)`,
-    [skuId, productId],
-  );
+  await ctx.pool.query(`INSERT INTO skus (sku_id, product_id, condition, language, finish) VALUES ($1, $2, 'Near Mint', 'English', NULL)`, [
+    skuId,
+    productId,
+  ]);
   await ctx.pool.query(
     `INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, external_ref, match_status) VALUES ($1, $2, $3, $4, $5, $6, 'matched')`,
     [seller, skuId, productId, price, quantity, externalRef],
@@ -65,11 +65,19 @@ async function enter(input: Partial<CheckoutInput> & { lines: CheckoutInput['lin
 }
 
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const detail = (id: string, key = keys.maple) => request(app).get(`/orders/${encodeURIComponent(id)}`).set(auth(key));
+const detail = (id: string, key = keys.maple) =>
+  request(app)
+    .get(`/orders/${encodeURIComponent(id)}`)
+    .set(auth(key));
 const fulfil = (id: string, body: unknown, key = keys.maple) =>
-  request(app).patch(`/orders/${encodeURIComponent(id)}/fulfillment`).set(auth(key)).send(body as object);
+  request(app)
+    .patch(`/orders/${encodeURIComponent(id)}/fulfillment`)
+    .set(auth(key))
+    .send(body as object);
 const cancel = (id: string, body?: unknown, key = keys.maple) => {
-  const r = request(app).post(`/orders/${encodeURIComponent(id)}/cancel`).set(auth(key));
+  const r = request(app)
+    .post(`/orders/${encodeURIComponent(id)}/cancel`)
+    .set(auth(key));
   return body === undefined ? r : r.send(body as object);
 };
 const poll = (query: Record<string, string>, key = keys.maple) => request(app).get('/orders').query(query).set(auth(key));
@@ -105,7 +113,17 @@ describe('entry and reads', () => {
   it('freezes the order at entry; detail, poll item and order.created data are the same bytes', async () => {
     const a = await listing(MAPLE, 250, 5, 'A-1');
     const b = await listing(MAPLE, 400, 3, null, 102); // product 102 has a null set: frozen as ''
-    const id = await enter({ lines: [{ skuId: a, quantity: 3 }, { skuId: b, quantity: 1 }], tax: [{ label: 'GST', rate: 0.05 }, { label: 'PST', rate: 0.07 }], buyerNotes: 'Sleeve it' });
+    const id = await enter({
+      lines: [
+        { skuId: a, quantity: 3 },
+        { skuId: b, quantity: 1 },
+      ],
+      tax: [
+        { label: 'GST', rate: 0.05 },
+        { label: 'PST', rate: 0.07 },
+      ],
+      buyerNotes: 'Sleeve it',
+    });
 
     const res = await detail(id);
     expect(res.status).toBe(200);
@@ -114,14 +132,32 @@ describe('entry and reads', () => {
     expect(orderSchema.strict().parse(body)).toEqual(body);
     // subtotal 750 + 400 = 1150; base 1150 + 1299 = 2449; GST 122.45 -> 122; PST 171.43 -> 171.
     expect(body).toEqual({
-      order_id: id, seller_id: MAPLE, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), currency: 'CAD', customer,
+      order_id: id,
+      seller_id: MAPLE,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      currency: 'CAD',
+      customer,
       lines: [
         {
-          sku_id: a, product_id: 101, quantity: 3, unit_price: 250, name: 'Lightning Bolt', set: 'Alpha', condition: 'Near Mint', external_ref: 'A-1',
-          language: 'English', finish: null,
+          sku_id: a,
+          product_id: 101,
+          quantity: 3,
+          unit_price: 250,
+          name: 'Lightning Bolt',
+          set: 'Alpha',
+          condition: 'Near Mint',
+          external_ref: 'A-1',
+          language: 'English',
+          finish: null,
           disclosures: {
-            image_source: 'catalog', condition_source: 'seller_declared', authenticity_source: 'seller_attestation', service_inspected: false,
-            service_graded: false, service_authenticated: false, grading_standard: 'service-magic-v1', declared_grade: null,
+            image_source: 'catalog',
+            condition_source: 'seller_declared',
+            authenticity_source: 'seller_attestation',
+            service_inspected: false,
+            service_graded: false,
+            service_authenticated: false,
+            grading_standard: 'service-magic-v1',
+            declared_grade: null,
             buyer_protection: 'magic-grade-and-authenticity',
           },
           fulfillment_obligation: { sku: 'exact', printing: 'exact', language: 'exact', finish: 'exact', condition: 'declared-or-better' },
@@ -129,11 +165,27 @@ describe('entry and reads', () => {
         expect.objectContaining({ sku_id: b, product_id: 102, quantity: 1, unit_price: 400, name: 'Counterspell', set: '', external_ref: null }),
       ],
       totals: { subtotal: 1150, shipping: 1299, tax: 293, grand_total: 2742 },
-      tax: { lines: [{ label: 'GST', rate: 0.05, amount: 122 }, { label: 'PST', rate: 0.07, amount: 171 }] },
+      tax: {
+        lines: [
+          { label: 'GST', rate: 0.05, amount: 122 },
+          { label: 'PST', rate: 0.07, amount: 171 },
+        ],
+      },
       shipping: { method: 'Tracked', cost: 1299 },
       buyer_notes: 'Sleeve it',
     });
-    expect(Object.keys(body)).toEqual(['order_id', 'seller_id', 'created_at', 'currency', 'customer', 'lines', 'totals', 'tax', 'shipping', 'buyer_notes']);
+    expect(Object.keys(body)).toEqual([
+      'order_id',
+      'seller_id',
+      'created_at',
+      'currency',
+      'customer',
+      'lines',
+      'totals',
+      'tax',
+      'shipping',
+      'buyer_notes',
+    ]);
 
     const [event, ...more] = await webhookEventsOfOrder(ctx.pool, id);
     expect(more).toEqual([]);
@@ -174,8 +226,17 @@ describe('entry and reads', () => {
     };
     expect(await refused({ lines: [{ skuId: a, quantity: 3 }] })).toBe(`lines[0].quantity: 3 requested, 2 available for sku ${a}`);
     expect(await refused({ lines: [{ skuId: a, quantity: 1 }], currency: 'USD' })).toBe("currency: expected the seller's currency CAD, got USD");
-    expect(await refused({ lines: [{ skuId: a, quantity: 1 }], shippingMethod: 'Pigeon' })).toBe('shippingMethod: "Pigeon" is not a shipping option of seller 7');
-    expect(await refused({ lines: [{ skuId: a, quantity: 1 }, { skuId: 9999, quantity: 1 }] })).toBe('lines[1].skuId: sku 9999 is not a shown offer of seller 7: no listing');
+    expect(await refused({ lines: [{ skuId: a, quantity: 1 }], shippingMethod: 'Pigeon' })).toBe(
+      'shippingMethod: "Pigeon" is not a shipping option of seller 7',
+    );
+    expect(
+      await refused({
+        lines: [
+          { skuId: a, quantity: 1 },
+          { skuId: 9999, quantity: 1 },
+        ],
+      }),
+    ).toBe('lines[1].skuId: sku 9999 is not a shown offer of seller 7: no listing');
     await ctx.pool.query('UPDATE sellers SET vacation = true WHERE seller_id = 7');
     try {
       expect(await refused({ lines: [{ skuId: a, quantity: 1 }] })).toContain('not browse-eligible (VACATION_DISABLED)');
@@ -189,7 +250,14 @@ describe('entry and reads', () => {
     const last = await listing(MAPLE, 5000, 1);
     const attempt = (orderId: string) =>
       withTransaction(ctx.pool, async (c) => {
-        const r = await enterOrder(c, { orderId, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: last, quantity: 1 }] });
+        const r = await enterOrder(c, {
+          orderId,
+          sellerId: MAPLE,
+          currency: 'CAD',
+          customer,
+          shippingMethod: 'Tracked',
+          lines: [{ skuId: last, quantity: 1 }],
+        });
         // Keep the transaction open a moment so the other entry is already waiting.
         await c.query('SELECT pg_sleep(0.2)');
         return r;
@@ -208,7 +276,9 @@ describe('entry and reads', () => {
     const a = await listing(MAPLE, 100, 5);
     const id = await enter({ lines: [{ skuId: a, quantity: 2 }] });
     const before = await changeOf(id);
-    const again = await withTransaction(ctx.pool, (c) => enterOrder(c, { orderId: id, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: a, quantity: 2 }] }));
+    const again = await withTransaction(ctx.pool, (c) =>
+      enterOrder(c, { orderId: id, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: a, quantity: 2 }] }),
+    );
     expect(again).toEqual({ orderId: id, created: false });
     expect(await changeOf(id)).toEqual(before);
     expect(await available(a)).toBe(3);
@@ -252,7 +322,16 @@ describe('poll', () => {
     expect(first.body.data.items).toHaveLength(1);
     const defaultPage = await poll({});
     expect(defaultPage.body.data.items.length).toBeLessThanOrEqual(100);
-    for (const bad of <Record<string, string>[]>[{ limit: '0' }, { limit: '1001' }, { limit: 'x' }, { since: 'yesterday' }, { cursor: '' }, { cursor: 'garbage' }, { cursor: `${cursor.slice(0, -2)}AA` }, { cursor: `x${cursor}` }]) {
+    for (const bad of <Record<string, string>[]>[
+      { limit: '0' },
+      { limit: '1001' },
+      { limit: 'x' },
+      { since: 'yesterday' },
+      { cursor: '' },
+      { cursor: 'garbage' },
+      { cursor: `${cursor.slice(0, -2)}AA` },
+      { cursor: `x${cursor}` },
+    ]) {
       expectError(await poll(bad), 400, 'INVALID_REQUEST');
     }
     // A cursor is bound to its seller and to its since.
@@ -264,7 +343,11 @@ describe('poll', () => {
   it('never misses a change committed late: a transaction held open across the walk shows on resume', async () => {
     const a = await listing(MAPLE, 100, 50);
     const t0 = new Date(Date.now() - 1).toISOString();
-    const [early, late, other] = [await enter({ lines: [{ skuId: a, quantity: 1 }] }), await enter({ lines: [{ skuId: a, quantity: 1 }] }), await enter({ lines: [{ skuId: a, quantity: 1 }] })];
+    const [early, late, other] = [
+      await enter({ lines: [{ skuId: a, quantity: 1 }] }),
+      await enter({ lines: [{ skuId: a, quantity: 1 }] }),
+      await enter({ lines: [{ skuId: a, quantity: 1 }] }),
+    ];
 
     // A transaction changes `early` and stays open (its position is below everything after it).
     const held = await ctx.pool.connect();
@@ -326,7 +409,12 @@ describe('transitions', () => {
   it('created -> accepted -> shipped (tracked, tracking stored) -> delivered (tracking kept)', async () => {
     const id = await order();
     expect(await status(await fulfil(id, { status: 'accepted' }))).toBe('accepted');
-    const shipped = await fulfil(id, { status: 'shipped', trackingCompany: 'Canada Post', trackingNumber: 'CP123', trackingUrl: 'https://track.example/CP123' });
+    const shipped = await fulfil(id, {
+      status: 'shipped',
+      trackingCompany: 'Canada Post',
+      trackingNumber: 'CP123',
+      trackingUrl: 'https://track.example/CP123',
+    });
     expect(await status(shipped)).toBe('shipped');
     const fulfillment = { tracking_company: 'Canada Post', tracking_number: 'CP123', tracking_url: 'https://track.example/CP123' };
     expect(shipped.body.data.fulfillment).toEqual(fulfillment);
@@ -401,7 +489,15 @@ describe('transitions', () => {
       ['shipped -> accepted with tracking', () => fulfil(shipped, { status: 'accepted', trackingCompany: 'UPS', trackingNumber: '1Z' })],
     ];
     for (const [name, send] of cases) {
-      const target = name.startsWith('created') ? created : name.startsWith('accepted') ? accepted : name.startsWith('shipped') ? shipped : name.startsWith('delivered') ? delivered : cancelled;
+      const target = name.startsWith('created')
+        ? created
+        : name.startsWith('accepted')
+          ? accepted
+          : name.startsWith('shipped')
+            ? shipped
+            : name.startsWith('delivered')
+              ? delivered
+              : cancelled;
       const before = await changeOf(target);
       const res = await send();
       expect(res.status, `${name}: ${res.text}`).toBe(422);
@@ -473,7 +569,13 @@ describe('errors', () => {
         expect(res.body.error.code).toBe('INVALID_REQUEST');
       }
     }
-    const cancels: unknown[] = [{ lines: [] }, { lines: [{ skuId: 0 }] }, { lines: [{ skuId: sku, quantity: 0 }] }, { lines: [{ skuId: sku }, { skuId: sku }] }, { reason: 'x' }];
+    const cancels: unknown[] = [
+      { lines: [] },
+      { lines: [{ skuId: 0 }] },
+      { lines: [{ skuId: sku, quantity: 0 }] },
+      { lines: [{ skuId: sku }, { skuId: sku }] },
+      { reason: 'x' },
+    ];
     for (const body of cancels) {
       for (const target of [id, 'ord_does_not_exist']) expectError(await cancel(target, body), 400, 'INVALID_REQUEST');
     }
@@ -502,7 +604,10 @@ describe('errors', () => {
 
   it("404 ORDER_NOT_FOUND for an unknown id and for another seller's order, on every route; the poll does not show it", async () => {
     const before = await changeOf(id);
-    for (const [target, key] of [['ord_does_not_exist', keys.maple], [id, keys.birch]] as const) {
+    for (const [target, key] of [
+      ['ord_does_not_exist', keys.maple],
+      [id, keys.birch],
+    ] as const) {
       expectError(await detail(target, key), 404, 'ORDER_NOT_FOUND');
       expectError(await fulfil(target, { status: 'accepted' }, key), 404, 'ORDER_NOT_FOUND');
       expectError(await cancel(target, undefined, key), 404, 'ORDER_NOT_FOUND');
@@ -532,7 +637,13 @@ describe('cancels, totals and holds', () => {
   it('partial cancels recompute totals with the same rates; cancelling the rest cancels the order as it was', async () => {
     const a = await listing(MAPLE, 250, 10, 'A');
     const b = await listing(MAPLE, 999, 10, 'B');
-    const id = await enter({ lines: [{ skuId: a, quantity: 4 }, { skuId: b, quantity: 2 }], tax: [{ label: 'HST', rate: 0.15 }] });
+    const id = await enter({
+      lines: [
+        { skuId: a, quantity: 4 },
+        { skuId: b, quantity: 2 },
+      ],
+      tax: [{ label: 'HST', rate: 0.15 }],
+    });
     // 1000 + 1998 = 2998; base 4297; HST 644.55 -> 645
     let body = JSON.parse(dataText(await detail(id)));
     expect(body.totals).toEqual({ subtotal: 2998, shipping: 1299, tax: 645, grand_total: 4942 });
@@ -544,7 +655,10 @@ describe('cancels, totals and holds', () => {
     // 750 + 1998 = 2748; base 4047; HST 607.05 -> 607
     expect(body.totals).toEqual({ subtotal: 2748, shipping: 1299, tax: 607, grand_total: 4654 });
     expect(body.tax).toEqual({ lines: [{ label: 'HST', rate: 0.15, amount: 607 }] });
-    expect(body.lines.map((l: { sku_id: number; quantity: number }) => [l.sku_id, l.quantity])).toEqual([[a, 3], [b, 2]]);
+    expect(body.lines.map((l: { sku_id: number; quantity: number }) => [l.sku_id, l.quantity])).toEqual([
+      [a, 3],
+      [b, 2],
+    ]);
     expect([await available(a), await available(b)]).toEqual([7, 8]);
 
     const lineGone = JSON.parse(dataText(await cancel(id, { lines: [{ skuId: b }] })));
@@ -567,22 +681,50 @@ describe('cancels, totals and holds', () => {
     const a = await listing(BIRCH, 300, 5, 'B-ext');
     const b = await listing(BIRCH, 100, 5, null);
     const id = `ord_birch_${++n}`;
-    await withTransaction(ctx.pool, (c) => enterOrder(c, { orderId: id, sellerId: BIRCH, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: a, quantity: 2 }, { skuId: b, quantity: 1 }] }));
+    await withTransaction(ctx.pool, (c) =>
+      enterOrder(c, {
+        orderId: id,
+        sellerId: BIRCH,
+        currency: 'CAD',
+        customer,
+        shippingMethod: 'Tracked',
+        lines: [
+          { skuId: a, quantity: 2 },
+          { skuId: b, quantity: 1 },
+        ],
+      }),
+    );
     const partial = await cancel(id, { lines: [{ skuId: a, quantity: 1 }] }, keys.birch);
     expect(partial.status).toBe(200);
     const rest = await cancel(id, undefined, keys.birch);
     expect(JSON.parse(dataText(rest)).status).toBe('cancelled');
     const events = await webhookEventsOfOrder(ctx.pool, id);
-    expect(events.map((e) => [e.type, e.state])).toEqual([['order.created', 'pending'], ['inventory.adjusted', 'pending'], ['inventory.adjusted', 'pending']]);
-    const { rows } = await ctx.pool.query(`SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t FROM orders WHERE order_id = $1`, [id]);
+    expect(events.map((e) => [e.type, e.state])).toEqual([
+      ['order.created', 'pending'],
+      ['inventory.adjusted', 'pending'],
+      ['inventory.adjusted', 'pending'],
+    ]);
+    const { rows } = await ctx.pool.query(
+      `SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t FROM orders WHERE order_id = $1`,
+      [id],
+    );
     expect(JSON.parse(events[1]!.data)).toEqual({
-      seller_id: BIRCH, order_id: id, created_at: events[1]!.createdAt.toISOString(),
+      seller_id: BIRCH,
+      order_id: id,
+      created_at: events[1]!.createdAt.toISOString(),
       adjustments: [{ sku_id: a, product_id: 101, quantity: 1, external_ref: 'B-ext' }],
     });
-    expect(events[2]!.data).toBe(JSON.stringify({
-      seller_id: BIRCH, order_id: id, created_at: rows[0].t,
-      adjustments: [{ sku_id: a, product_id: 101, quantity: 1, external_ref: 'B-ext' }, { sku_id: b, product_id: 101, quantity: 1, external_ref: null }],
-    }));
+    expect(events[2]!.data).toBe(
+      JSON.stringify({
+        seller_id: BIRCH,
+        order_id: id,
+        created_at: rows[0].t,
+        adjustments: [
+          { sku_id: a, product_id: 101, quantity: 1, external_ref: 'B-ext' },
+          { sku_id: b, product_id: 101, quantity: 1, external_ref: null },
+        ],
+      }),
+    );
     expect([await available(a, keys.birch), await available(b, keys.birch)]).toEqual([5, 5]);
   });
 
@@ -664,6 +806,16 @@ describe('OpenAPI', () => {
     check('/orders/{orderId}/fulfillment', 'patch', await fulfil(id, { status: 'shipped', trackingCompany: 'UPS', trackingNumber: '1Z' }));
     expect(doc.paths['/orders/{orderId}/cancel'].post.requestBody.required).toBe(false);
     // Every route also documents 429, 431 and 503, and body routes 413 (src/api/openapi/document.ts statusesOf).
-    expect(Object.keys(doc.paths['/orders/{orderId}/fulfillment'].patch.responses).sort()).toEqual(['200', '400', '401', '404', '413', '422', '429', '431', '503']);
+    expect(Object.keys(doc.paths['/orders/{orderId}/fulfillment'].patch.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '413',
+      '422',
+      '429',
+      '431',
+      '503',
+    ]);
   });
 });

@@ -11,8 +11,19 @@ import { loadFixture } from '../../src/fixtures/load.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const run = promisify(execFile);
 const TABLES = [
-  'products', 'skus', 'sellers', 'seller_prerequisites', 'seller_shipping_options', 'seller_reviews', 'api_keys',
-  'seller_webhooks', 'listings', 'handoff_stores', 'handoff_store_reviews', 'handoff_variants', 'change_feed',
+  'products',
+  'skus',
+  'sellers',
+  'seller_prerequisites',
+  'seller_shipping_options',
+  'seller_reviews',
+  'api_keys',
+  'seller_webhooks',
+  'listings',
+  'handoff_stores',
+  'handoff_store_reviews',
+  'handoff_variants',
+  'change_feed',
 ];
 
 async function counts(ctx: TestContext): Promise<Record<string, number>> {

@@ -23,7 +23,9 @@ const script = (ctx: TestContext, name: string, ...args: string[]) =>
 async function snapshot(ctx: TestContext) {
   const q = async (sql: string) => (await ctx.pool.query(sql)).rows;
   return {
-    orders: await q(`SELECT order_id, seller_id, status, has_money, subtotal, grand_total, tracking_number, updated_at, change_xid, change_seq FROM orders ORDER BY order_id`),
+    orders: await q(
+      `SELECT order_id, seller_id, status, has_money, subtotal, grand_total, tracking_number, updated_at, change_xid, change_seq FROM orders ORDER BY order_id`,
+    ),
     lines: await q(`SELECT order_id, sku_id, quantity, ordered_quantity, unit_price FROM order_lines ORDER BY order_id, sku_id`),
     holds: await q(`SELECT order_id, sku_id, quantity FROM holds ORDER BY order_id, sku_id`),
     events: await q(`SELECT event_id, type FROM webhook_events ORDER BY event_id`),
@@ -33,8 +35,10 @@ async function snapshot(ctx: TestContext) {
 
 /** The orders as entered (moves aside): ids, sellers, skus and units ordered, frozen prices. */
 const entered = async (ctx: TestContext) =>
-  (await ctx.pool.query(`SELECT o.order_id, o.seller_id, o.has_money, o.shipping_method, o.tax_rates, l.sku_id, l.ordered_quantity, l.unit_price
-                           FROM orders o JOIN order_lines l USING (order_id) ORDER BY o.order_id, l.sku_id`)).rows;
+  (
+    await ctx.pool.query(`SELECT o.order_id, o.seller_id, o.has_money, o.shipping_method, o.tax_rates, l.sku_id, l.ordered_quantity, l.unit_price
+                           FROM orders o JOIN order_lines l USING (order_id) ORDER BY o.order_id, l.sku_id`)
+  ).rows;
 
 describe('sample --load --orders', () => {
   let ctx: TestContext;

@@ -63,7 +63,9 @@ describe('authentication', () => {
 
   it('a key of one seller with another seller code in its prefix is refused', async () => {
     const secret = keys.birch.slice(keys.birch.lastIndexOf('_') + 1);
-    const res = await request(app).get('/me').set(auth(`mp_maple_${secret}`));
+    const res = await request(app)
+      .get('/me')
+      .set(auth(`mp_maple_${secret}`));
     expect(res.status).toBe(401);
   });
 
@@ -115,7 +117,9 @@ describe('version header', () => {
 
   it('the current version or none is served, and the response names it', async () => {
     for (const headers of [{}, { 'X-Service-Api-Version': '2026-07' }]) {
-      const res = await request(app).get('/me').set({ ...auth(keys.maple), ...headers });
+      const res = await request(app)
+        .get('/me')
+        .set({ ...auth(keys.maple), ...headers });
       expect(res.status).toBe(200);
       expect(res.headers['x-service-api-version']).toBe('2026-07');
     }
@@ -130,7 +134,10 @@ describe('inventory source', () => {
       expect(res.body.error.code).toBe('SELLER_SOURCE_EXCLUSIVE');
     }
     // Even an oversized batch is refused by source first (nothing to split for this seller).
-    const big = await request(app).post('/listings').set(auth(keys.ledger)).send(Array.from({ length: 1001 }, () => ({ skuId: 1 })));
+    const big = await request(app)
+      .post('/listings')
+      .set(auth(keys.ledger))
+      .send(Array.from({ length: 1001 }, () => ({ skuId: 1 })));
     expect(big.status).toBe(409);
     expect((await request(app).get('/listings').set(auth(keys.ledger))).status).toBe(200);
     expect((await request(app).get('/me').set(auth(keys.ledger))).status).toBe(200);
@@ -140,17 +147,23 @@ describe('inventory source', () => {
 
 describe('seller isolation', () => {
   it("another seller's key never sees or changes this seller's listings", async () => {
-    await request(app).post('/listings').set(auth(keys.maple)).send([
-      { skuId: 1001, productId: 101, price: 250, quantity: 4, externalRef: 'MAPLE-1' },
-      { skuId: 1002, productId: 101, price: 150, quantity: 2 },
-    ]);
+    await request(app)
+      .post('/listings')
+      .set(auth(keys.maple))
+      .send([
+        { skuId: 1001, productId: 101, price: 250, quantity: 4, externalRef: 'MAPLE-1' },
+        { skuId: 1002, productId: 101, price: 150, quantity: 2 },
+      ]);
     // Birch writes the same sku: its own listing, maple's untouched.
-    const w = await request(app).post('/listings/bulk').set(auth(keys.birch)).send({
-      items: [
-        { op: 'upsert', skuId: 1001, productId: 101, price: 999, quantity: 1 },
-        { op: 'delete', skuId: 1002 }, // maple has it, birch does not: applied, but nothing of maple's changes
-      ],
-    });
+    const w = await request(app)
+      .post('/listings/bulk')
+      .set(auth(keys.birch))
+      .send({
+        items: [
+          { op: 'upsert', skuId: 1001, productId: 101, price: 999, quantity: 1 },
+          { op: 'delete', skuId: 1002 }, // maple has it, birch does not: applied, but nothing of maple's changes
+        ],
+      });
     expect(w.body.data.results.map((r: { status: string }) => r.status)).toEqual(['applied', 'applied']);
     const maple = await request(app).get('/listings').set(auth(keys.maple));
     expect(maple.body.data.items.map((i: { skuId: number; price: number; deletedAt: null }) => [i.skuId, i.price, i.deletedAt])).toEqual([
@@ -174,7 +187,10 @@ describe('seller isolation', () => {
     expect(viaBirch.status).toBe(400);
     expect(JSON.stringify(viaBirch.body)).not.toMatch(/MAPLE-1/);
     const { rows } = await ctx.pool.query('SELECT seller_id, count(*)::int AS n FROM listings GROUP BY 1 ORDER BY 1');
-    expect(rows).toEqual([{ seller_id: MAPLE, n: 2 }, { seller_id: BIRCH, n: 1 }]);
+    expect(rows).toEqual([
+      { seller_id: MAPLE, n: 2 },
+      { seller_id: BIRCH, n: 1 },
+    ]);
   });
 });
 
@@ -197,11 +213,13 @@ describe('rate limits', () => {
   });
 
   it('public routes: per client address, shared by every module that mounts publicRateLimit', async () => {
-    const probe = (path: string): RouteModule => (a, deps) => {
-      a.get(path, publicRateLimit(deps), (_req, res) => {
-        res.json({ success: true, data: { path } });
-      });
-    };
+    const probe =
+      (path: string): RouteModule =>
+      (a, deps) => {
+        a.get(path, publicRateLimit(deps), (_req, res) => {
+          res.json({ success: true, data: { path } });
+        });
+      };
     const limited = sellerApp(ctx, { RATE_LIMIT_PUBLIC_PER_MIN: 3 }, [probe('/probe-a'), probe('/probe-b')]);
     expect((await request(limited).get('/probe-a')).status).toBe(200);
     expect((await request(limited).get('/probe-b')).status).toBe(200);

@@ -21,12 +21,24 @@ afterAll(async () => {
 });
 
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const post = (path: string, body: unknown, key = keys.maple) => request(app).post(path).set(auth(key)).send(body as object);
+const post = (path: string, body: unknown, key = keys.maple) =>
+  request(app)
+    .post(path)
+    .set(auth(key))
+    .send(body as object);
 const get = (path: string, key = keys.maple) => request(app).get(path).set(auth(key));
 
 interface ExportItem {
-  skuId: number; productId: number; matchStatus: string; quantity: number; available: number; price: number;
-  externalRef: string | null; browsable: boolean; deletedAt: string | null; updatedAt: string;
+  skuId: number;
+  productId: number;
+  matchStatus: string;
+  quantity: number;
+  available: number;
+  price: number;
+  externalRef: string | null;
+  browsable: boolean;
+  deletedAt: string | null;
+  updatedAt: string;
 }
 
 /** Every page of GET /listings with these query params (limit small), and the pages' sizes. */
@@ -35,7 +47,10 @@ async function exportAll(query: Record<string, string>, key = keys.maple): Promi
   const pages: number[] = [];
   let cursor: string | null = null;
   do {
-    const res = await request(app).get('/listings').set(auth(key)).query(cursor ? { ...query, cursor } : query);
+    const res = await request(app)
+      .get('/listings')
+      .set(auth(key))
+      .query(cursor ? { ...query, cursor } : query);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     items.push(...res.body.data.items);
     pages.push(res.body.data.items.length);
@@ -63,8 +78,15 @@ describe('listing writes', () => {
     expect(res.headers['x-service-api-version']).toBe('2026-07');
     expect(res.body).toEqual({ success: true, data: { results: [{ skuId: 1001, op: 'upsert', status: 'applied', externalRef: 'A-1' }] } });
     expect(await listing(1001)).toMatchObject({
-      skuId: 1001, productId: 101, matchStatus: 'matched', quantity: 4, available: 4, price: 250,
-      externalRef: 'A-1', browsable: true, deletedAt: null,
+      skuId: 1001,
+      productId: 101,
+      matchStatus: 'matched',
+      quantity: 4,
+      available: 4,
+      price: 250,
+      externalRef: 'A-1',
+      browsable: true,
+      deletedAt: null,
     });
   });
 
@@ -87,7 +109,12 @@ describe('listing writes', () => {
     expect(results).toHaveLength(11);
     expect(results[0]).toEqual({ skuId: 1002, op: 'upsert', status: 'applied' });
     expect(results[1]).toEqual({ skuId: 9999, op: 'upsert', status: 'unmatched', externalRef: 'U-1' });
-    expect(results[2]).toMatchObject({ skuId: 1003, status: 'rejected', externalRef: 'NEG', reason: expect.stringContaining('quantity must not be negative') });
+    expect(results[2]).toMatchObject({
+      skuId: 1003,
+      status: 'rejected',
+      externalRef: 'NEG',
+      reason: expect.stringContaining('quantity must not be negative'),
+    });
     expect(results[3]).toMatchObject({ skuId: 2001, status: 'rejected', reason: expect.stringContaining('contradicts the catalog') });
     expect(results[4]).toMatchObject({ skuId: 1003, status: 'rejected', reason: expect.stringContaining('price') });
     expect(results[5]).toMatchObject({ skuId: 0, op: 'upsert', status: 'rejected' });
@@ -363,7 +390,11 @@ describe('store status and vacation', () => {
     expect(r.browseEligible).toBe(false);
     expect(r.effectiveTermsVersion).toBe('2025-01');
     expect(r.incompletePrerequisites.map((p: { code: string }) => p.code)).toEqual([
-      'SELLER_ACTIVE', 'VACATION_DISABLED', 'CURRENT_SELLER_TERMS_ACCEPTED', 'TAX_PROFILE_COMPLETE', 'BILLING_TERMS_ACCEPTED',
+      'SELLER_ACTIVE',
+      'VACATION_DISABLED',
+      'CURRENT_SELLER_TERMS_ACCEPTED',
+      'TAX_PROFILE_COMPLETE',
+      'BILLING_TERMS_ACCEPTED',
     ]);
     for (const p of r.incompletePrerequisites) {
       expect(p.message.length).toBeGreaterThan(10);

@@ -17,7 +17,8 @@ let app: Express;
 let key: string;
 const latencies: number[] = [];
 
-const offersOf = async (productId: number) => (await request(app).get(`/products/${productId}`)).body.data.offers as { sellerId: number; price: number; available: number }[];
+const offersOf = async (productId: number) =>
+  (await request(app).get(`/products/${productId}`)).body.data.offers as { sellerId: number; price: number; available: number }[];
 const within2s = async (check: () => Promise<void>) => latencies.push(await eventually(check, 2000));
 const seller = (r: request.Test) => r.set('Authorization', `Bearer ${key}`);
 
@@ -41,7 +42,9 @@ describe('seller writes reach buyer reads within 2 s', () => {
     ]);
     expect(res.body.data.results.map((r: { status: string }) => r.status)).toEqual(['applied', 'unmatched']);
     await within2s(async () => expect(await offersOf(101)).toMatchObject([{ sellerId: 7, skuId: 1001, price: 250, available: 3 }]));
-    const lookup = await request(app).post('/lines/lookup').send({ lines: [{ sellerId: 7, skuId: 9999 }] });
+    const lookup = await request(app)
+      .post('/lines/lookup')
+      .send({ lines: [{ sellerId: 7, skuId: 9999 }] });
     expect(lookup.body.data.lines[0]).toMatchObject({ product: null, sku: null, currentPrice: null, available: 0 });
   });
 
@@ -55,18 +58,26 @@ describe('seller writes reach buyer reads within 2 s', () => {
   });
 
   it('a bulk delete hides the offer and an upsert revives it', async () => {
-    await seller(request(app).post('/listings/bulk')).send({ items: [{ op: 'delete', skuId: 1001 }] }).expect(200);
+    await seller(request(app).post('/listings/bulk'))
+      .send({ items: [{ op: 'delete', skuId: 1001 }] })
+      .expect(200);
     await within2s(async () => expect(await offersOf(101)).toEqual([]));
-    const lookup = await request(app).post('/lines/lookup').send({ lines: [{ sellerId: 7, skuId: 1001 }] });
+    const lookup = await request(app)
+      .post('/lines/lookup')
+      .send({ lines: [{ sellerId: 7, skuId: 1001 }] });
     expect(lookup.body.data.lines[0]).toMatchObject({ product: { productId: 101 }, currentPrice: null, available: 0 });
-    await seller(request(app).post('/listings/bulk')).send({ items: [{ op: 'upsert', skuId: 1001, quantity: 2 }] }).expect(200);
+    await seller(request(app).post('/listings/bulk'))
+      .send({ items: [{ op: 'upsert', skuId: 1001, quantity: 2 }] })
+      .expect(200);
     await within2s(async () => expect(await offersOf(101)).toMatchObject([{ price: 199, available: 2 }]));
   });
 
   it('vacation hides every offer and flags the cart line; turning it off shows them again', async () => {
     await seller(request(app).patch('/me')).send({ vacation: true }).expect(200);
     await within2s(async () => expect(await offersOf(101)).toEqual([]));
-    const lookup = await request(app).post('/lines/lookup').send({ lines: [{ sellerId: 7, skuId: 1001 }] });
+    const lookup = await request(app)
+      .post('/lines/lookup')
+      .send({ lines: [{ sellerId: 7, skuId: 1001 }] });
     expect(lookup.body.data.lines[0]).toMatchObject({
       currentPrice: 199,
       sellerUnavailable: { sellerId: 7, reason: 'SELLER_ON_VACATION' },

@@ -79,7 +79,10 @@ describe('webhook dispatcher faults', () => {
   it('SIGKILL mid-delivery, restart: every event arrives at least once (duplicates counted, none lost)', async () => {
     const { rx } = await trackingReceiver(40);
     for (const s of [1, 2, 3]) await addSeller(ctx.pool, s, rx.url);
-    const events = await insertEvents(ctx.pool, Array.from({ length: 240 }, (_v, i) => ({ sellerId: 1 + (i % 3) })));
+    const events = await insertEvents(
+      ctx.pool,
+      Array.from({ length: 240 }, (_v, i) => ({ sellerId: 1 + (i % 3) })),
+    );
 
     const first = start();
     await eventually(() => expect(rx.received.length).toBeGreaterThanOrEqual(60), 30_000);
@@ -100,7 +103,9 @@ describe('webhook dispatcher faults', () => {
     for (const r of rx.received) counts.set(String(r.headers['webhook-id']), (counts.get(String(r.headers['webhook-id'])) ?? 0) + 1);
     const lost = events.filter((e) => !counts.has(e.eventId));
     const duplicates = rx.received.length - counts.size;
-    console.log(`[webhooks fault] ${events.length} events, ${leasedAtKill.size} leased at SIGKILL, ${rx.received.length} requests received, ${duplicates} duplicates, ${lost.length} lost`);
+    console.log(
+      `[webhooks fault] ${events.length} events, ${leasedAtKill.size} leased at SIGKILL, ${rx.received.length} requests received, ${duplicates} duplicates, ${lost.length} lost`,
+    );
     expect(lost).toEqual([]);
     expect(counts.size).toBe(events.length);
     // Only what the killed process had claimed and not recorded can arrive twice, and at most twice.
@@ -111,16 +116,17 @@ describe('webhook dispatcher faults', () => {
   it('two dispatchers at once never send one attempt twice, nor one event concurrently', async () => {
     const { rx, overlaps } = await trackingReceiver(15);
     for (const s of [1, 2, 3, 4]) await addSeller(ctx.pool, s, rx.url);
-    const events = await insertEvents(ctx.pool, Array.from({ length: 400 }, (_v, i) => ({ sellerId: 1 + (i % 4) })));
+    const events = await insertEvents(
+      ctx.pool,
+      Array.from({ length: 400 }, (_v, i) => ({ sellerId: 1 + (i % 4) })),
+    );
     start({ WEBHOOK_CONCURRENCY: '8' });
     start({ WEBHOOK_CONCURRENCY: '8' });
     await eventually(async () => expect(await states()).toEqual({ delivered: events.length }), 60_000);
     expect(overlaps()).toBe(0);
     // Every event sent exactly once: no retries were needed and no claim was taken twice.
     expect(rx.received).toHaveLength(events.length);
-    const { rows } = await ctx.pool.query<{ attempts: number; n: number }>(
-      `SELECT attempts, count(*)::int AS n FROM webhook_events GROUP BY attempts`,
-    );
+    const { rows } = await ctx.pool.query<{ attempts: number; n: number }>(`SELECT attempts, count(*)::int AS n FROM webhook_events GROUP BY attempts`);
     expect(rows).toEqual([{ attempts: 1, n: events.length }]);
     const logged = await ctx.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_attempts`);
     expect(logged.rows[0]!.n).toBe(events.length);
@@ -129,7 +135,10 @@ describe('webhook dispatcher faults', () => {
   it('metrics while running; SIGTERM lets in-flight attempts finish, records them and exits 0', async () => {
     const { rx } = await trackingReceiver(1500);
     await addSeller(ctx.pool, 1, rx.url);
-    const events = await insertEvents(ctx.pool, Array.from({ length: 4 }, () => ({ sellerId: 1 })));
+    const events = await insertEvents(
+      ctx.pool,
+      Array.from({ length: 4 }, () => ({ sellerId: 1 })),
+    );
     const port = await freePort();
     const child = start({ WEBHOOK_METRICS_PORT: String(port), WEBHOOK_TIMEOUT_MS: '10000' });
     await eventually(() => expect(rx.received).toHaveLength(4), 30_000);

@@ -119,11 +119,18 @@ describe('orders to webhooks, end to end', () => {
     await withTransaction(ctx.pool, (c) =>
       enterOrder(c, { orderId, sellerId: BIRCH, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 3 }] }),
     );
-    const res = await request(app).post(`/orders/${orderId}/cancel`).set(auth(keys.birch)).send({ lines: [{ skuId: sku, quantity: 2 }] });
+    const res = await request(app)
+      .post(`/orders/${orderId}/cancel`)
+      .set(auth(keys.birch))
+      .send({ lines: [{ skuId: sku, quantity: 2 }] });
     expect(res.status, res.text).toBe(200);
     await eventually(() => expect(deliveriesOf(birch, BIRCH, orderId, 'inventory.adjusted')).toHaveLength(1), 10_000);
     const adjusted = JSON.parse(deliveriesOf(birch, BIRCH, orderId, 'inventory.adjusted')[0]!.body) as { data: unknown };
-    expect(adjusted.data).toMatchObject({ seller_id: BIRCH, order_id: orderId, adjustments: [{ sku_id: sku, product_id: 101, quantity: 2, external_ref: `ext-${sku}` }] });
+    expect(adjusted.data).toMatchObject({
+      seller_id: BIRCH,
+      order_id: orderId,
+      adjustments: [{ sku_id: sku, product_id: 101, quantity: 2, external_ref: `ext-${sku}` }],
+    });
     expect(deliveriesOf(birch, BIRCH, orderId, 'order.created')).toHaveLength(1);
 
     // Without a webhook: the event is written no_endpoint, nothing is sent, the poll has the order.
@@ -137,7 +144,14 @@ describe('orders to webhooks, end to end', () => {
     // A marker delivery to the other seller shows the dispatcher has run a claim since.
     const markerSku = await listing(MAPLE, 100, 1);
     await withTransaction(ctx.pool, (c) =>
-      enterOrder(c, { orderId: 'ord_e2e_marker', sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: markerSku, quantity: 1 }] }),
+      enterOrder(c, {
+        orderId: 'ord_e2e_marker',
+        sellerId: MAPLE,
+        currency: 'CAD',
+        customer,
+        shippingMethod: 'Tracked',
+        lines: [{ skuId: markerSku, quantity: 1 }],
+      }),
     );
     await eventually(() => expect(deliveriesOf(maple, MAPLE, 'ord_e2e_marker', 'order.created')).toHaveLength(1), 10_000);
     expect(birch.received.filter((r) => r.body.includes(quiet))).toEqual([]);

@@ -62,7 +62,11 @@ describe('webhook dispatcher', () => {
     const events = await insertEvents(ctx.pool, [
       { sellerId: 1, type: 'order.created' },
       { sellerId: 1, type: 'order.cancelled' },
-      { sellerId: 1, type: 'inventory.adjusted', data: '{"seller_id":1,"order_id":"o1","created_at":"2026-07-08T10:00:00.123Z","adjustments":[{"sku_id":5,"product_id":2,"quantity":1,"external_ref":null}]}' },
+      {
+        sellerId: 1,
+        type: 'inventory.adjusted',
+        data: '{"seller_id":1,"order_id":"o1","created_at":"2026-07-08T10:00:00.123Z","adjustments":[{"sku_id":5,"product_id":2,"quantity":1,"external_ref":null}]}',
+      },
     ]);
     await dispatch();
     await eventually(async () => {
@@ -76,9 +80,7 @@ describe('webhook dispatcher', () => {
       expect(r).toBeDefined();
       // The reference verifier checks the signature over the exact bytes received.
       const parsed = wh.verify(r.body, headersOf(r)) as Record<string, unknown>;
-      expect(r.body).toBe(
-        `{"id":"${e.eventId}","type":"${e.type}","api_version":"2026-07","created_at":"${e.createdAt.toISOString()}","data":${e.data}}`,
-      );
+      expect(r.body).toBe(`{"id":"${e.eventId}","type":"${e.type}","api_version":"2026-07","created_at":"${e.createdAt.toISOString()}","data":${e.data}}`);
       expect(parsed).toEqual({ id: e.eventId, type: e.type, api_version: '2026-07', created_at: e.createdAt.toISOString(), data: JSON.parse(e.data) });
       expect(r.headers['content-type']).toBe('application/json');
       expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
@@ -142,10 +144,16 @@ describe('webhook dispatcher', () => {
 
     const env = { ...process.env, DATABASE_URL: ctx.databaseUrl, LOG_LEVEL: 'silent' };
     const tsx = [process.execPath, '--import', 'tsx', 'scripts/webhooks-redeliver.ts'] as const;
-    await expect(run(tsx[0], [...tsx.slice(1), '--seller', 'nobody'], { cwd: root, env })).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("no seller with code 'nobody'") });
+    await expect(run(tsx[0], [...tsx.slice(1), '--seller', 'nobody'], { cwd: root, env })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("no seller with code 'nobody'"),
+    });
     await expect(run(tsx[0], [...tsx.slice(1), '--seller', 's1', '--since', 'yesterday'], { cwd: root, env })).rejects.toMatchObject({ code: 2 });
     // --since after both events: nothing to queue.
-    const none = await run(tsx[0], [...tsx.slice(1), '--seller', 's1', '--failed', '--since', new Date(Date.now() + 60_000).toISOString()], { cwd: root, env });
+    const none = await run(tsx[0], [...tsx.slice(1), '--seller', 's1', '--failed', '--since', new Date(Date.now() + 60_000).toISOString()], {
+      cwd: root,
+      env,
+    });
     expect(none.stdout).toContain("0 events of seller 's1' queued");
 
     healthy = true;
@@ -167,9 +175,15 @@ describe('webhook dispatcher', () => {
     await addSeller(ctx.pool, 1, hang.url);
     await addSeller(ctx.pool, 2, fine.url);
     // The hanging seller's events are older, so a FIFO without per-endpoint limits would send them first.
-    const stuck = await insertEvents(ctx.pool, Array.from({ length: 8 }, () => ({ sellerId: 1 })));
+    const stuck = await insertEvents(
+      ctx.pool,
+      Array.from({ length: 8 }, () => ({ sellerId: 1 })),
+    );
     await new Promise((r) => setTimeout(r, 5));
-    const quick = await insertEvents(ctx.pool, Array.from({ length: 10 }, () => ({ sellerId: 2 })));
+    const quick = await insertEvents(
+      ctx.pool,
+      Array.from({ length: 10 }, () => ({ sellerId: 2 })),
+    );
     await dispatch({ timeoutMs: 3000, perEndpoint: 2, concurrency: 6, retryDelaysMs: [60_000] });
 
     await eventually(async () => {
@@ -246,7 +260,10 @@ describe('webhook dispatcher', () => {
       `http://169.254.169.254/latest/meta-data`,
     ];
     for (const [i, url] of urls.entries()) await addSeller(ctx.pool, i + 1, url);
-    const events = await insertEvents(ctx.pool, urls.map((_u, i) => ({ sellerId: i + 1 })));
+    const events = await insertEvents(
+      ctx.pool,
+      urls.map((_u, i) => ({ sellerId: i + 1 })),
+    );
     await dispatch({ allowPrivateNetworks: false, retryDelaysMs: [] });
     await eventually(async () => {
       for (const e of events) {
@@ -279,7 +296,10 @@ describe('webhook dispatcher', () => {
   it('a graceful stop lets in-flight attempts finish and records them', async () => {
     const rx = await receiver(() => new Promise((r) => setTimeout(() => r({ status: 200 }), 400)));
     await addSeller(ctx.pool, 1, rx.url);
-    const events = await insertEvents(ctx.pool, Array.from({ length: 3 }, () => ({ sellerId: 1 })));
+    const events = await insertEvents(
+      ctx.pool,
+      Array.from({ length: 3 }, () => ({ sellerId: 1 })),
+    );
     const d = await dispatch();
     await eventually(() => expect(rx.received).toHaveLength(3), 10_000);
     await d.stop();

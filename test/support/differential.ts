@@ -102,4 +102,3 @@ export function searchCases(s: Scenario, seed: number): SearchParams[] {
   }
   return cases;
 }
-

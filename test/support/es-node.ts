@@ -173,7 +173,10 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
     delete env.JAVA_HOME;
     const bin = path.join(home, 'bin/elasticsearch');
     const [cmd, args] = isRoot
-      ? ['runuser', ['-u', SVC_USER, '--', 'env', '-u', 'JAVA_HOME', `ES_JAVA_HOME=${jdk}`, `ES_JAVA_OPTS=-Xms${heap} -Xmx${heap}`, bin, '-d', '-p', pidFile]]
+      ? [
+          'runuser',
+          ['-u', SVC_USER, '--', 'env', '-u', 'JAVA_HOME', `ES_JAVA_HOME=${jdk}`, `ES_JAVA_OPTS=-Xms${heap} -Xmx${heap}`, bin, '-d', '-p', pidFile],
+        ]
       : [bin, ['-d', '-p', pidFile]];
     try {
       await run(cmd as string, args as string[], { cwd: home, env, timeout: startTimeoutMs });

@@ -26,10 +26,7 @@ export default async function setup(project: TestProject) {
   console.log(`[test setup] servers ready, template ${template} migrated in ${Date.now() - started} ms`);
 
   return async () => {
-    const { rows } = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1`,
-      [`${runId}%`],
-    );
+    const { rows } = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${runId}%`]);
     for (const { datname } of rows) {
       await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
     }

@@ -23,7 +23,12 @@ export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
         for (const op of await nativeOps(db, page, poBox)) if (op.doc) out.set(op.id, op.doc);
         after = page[page.length - 1]!;
       }
-      for (const [table, build] of [['handoff_variants', handoffOps], ['products', productOps], ['skus', skuOps], ['sellers', sellerOps]] as const) {
+      for (const [table, build] of [
+        ['handoff_variants', handoffOps],
+        ['products', productOps],
+        ['skus', skuOps],
+        ['sellers', sellerOps],
+      ] as const) {
         let last = 0;
         for (;;) {
           const ids = await idsPage(db, table, last, 2000);
@@ -87,5 +92,9 @@ export async function diffIndex(pool: Pool, es: Client, index: string): Promise<
 export async function expectIndexMatchesSource(pool: Pool, es: Client, index: string, atLeast: number): Promise<void> {
   const d = await diffIndex(pool, es, index);
   expect(d.expected).toBeGreaterThan(atLeast);
-  expect({ missing: d.missing.slice(0, 5), extra: d.extra.slice(0, 5), stale: d.stale.slice(0, 5) }, JSON.stringify(d.samples)).toEqual({ missing: [], extra: [], stale: [] });
+  expect({ missing: d.missing.slice(0, 5), extra: d.extra.slice(0, 5), stale: d.stale.slice(0, 5) }, JSON.stringify(d.samples)).toEqual({
+    missing: [],
+    extra: [],
+    stale: [],
+  });
 }

@@ -79,7 +79,13 @@ export interface Receiver {
  * return null to leave the request hanging until close()).
  */
 export async function startReceiver(
-  answer: (r: Received, n: number) => Promise<{ status: number; headers?: Record<string, string>; body?: string } | null> | { status: number; headers?: Record<string, string>; body?: string } | null = () => ({ status: 200 }),
+  answer: (
+    r: Received,
+    n: number,
+  ) =>
+    | Promise<{ status: number; headers?: Record<string, string>; body?: string } | null>
+    | { status: number; headers?: Record<string, string>; body?: string }
+    | null = () => ({ status: 200 }),
 ): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<http.ServerResponse>();

@@ -45,7 +45,9 @@ export async function startPgNode(): Promise<PgNode> {
   const uid = isRoot ? Number(execFileSync('id', ['-u', SVC_USER]).toString().trim()) : undefined;
   if (uid !== undefined) chownSync(dir, uid, 0);
   const as = (cmd: string, args: string[]) =>
-    isRoot ? execFileSync('runuser', ['-u', SVC_USER, '--', cmd, ...args], { cwd: dir, stdio: 'pipe' }) : execFileSync(cmd, args, { cwd: dir, stdio: 'pipe' });
+    isRoot
+      ? execFileSync('runuser', ['-u', SVC_USER, '--', cmd, ...args], { cwd: dir, stdio: 'pipe' })
+      : execFileSync(cmd, args, { cwd: dir, stdio: 'pipe' });
   as(path.join(bin, 'initdb'), ['-D', data, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--locale=C']);
   const port = await freePort();
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;

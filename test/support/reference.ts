@@ -62,8 +62,12 @@ export function reference(s: Scenario) {
   };
   const mean = (r: number[]) => ({ score: r.length ? Math.round((r.reduce((a, b) => a + b, 0) * 100) / r.length) / 100 : null, count: r.length });
   const disclosures = (category: string | null) => ({
-    imageSource: 'catalog', conditionSource: 'seller_declared', authenticitySource: 'seller_attestation',
-    serviceInspected: false, serviceGraded: false, serviceAuthenticated: false,
+    imageSource: 'catalog',
+    conditionSource: 'seller_declared',
+    authenticitySource: 'seller_attestation',
+    serviceInspected: false,
+    serviceGraded: false,
+    serviceAuthenticated: false,
     gradingStandard: category === 'Magic: The Gathering' ? 'service-magic-v1' : 'seller-declared-no-specialist-promise',
     declaredGrade: null,
     buyerProtection: category === 'Magic: The Gathering' ? 'magic-grade-and-authenticity' : 'genuine-and-as-described',
@@ -88,35 +92,71 @@ export function reference(s: Scenario) {
     const sku = skus.get(l.skuId)!;
     const seller = sellers.get(l.sellerId)!;
     return {
-      lane: 'native', productId: sku.productId, sellerId: l.sellerId, storeSlug: null, variantId: null, skuId: l.skuId,
-      sellerName: seller.storeName, condition: sku.condition, language: sku.language, finish: sku.finish,
-      isSealed: sku.condition === 'Unopened', price: l.price, available: available(l), checkoutMode: 'express',
-      salesCount: salesCount(l.sellerId), sellerCode: seller.sellerCode, reviewScore: mean(seller.reviews),
+      lane: 'native',
+      productId: sku.productId,
+      sellerId: l.sellerId,
+      storeSlug: null,
+      variantId: null,
+      skuId: l.skuId,
+      sellerName: seller.storeName,
+      condition: sku.condition,
+      language: sku.language,
+      finish: sku.finish,
+      isSealed: sku.condition === 'Unopened',
+      price: l.price,
+      available: available(l),
+      checkoutMode: 'express',
+      salesCount: salesCount(l.sellerId),
+      sellerCode: seller.sellerCode,
+      reviewScore: mean(seller.reviews),
       poBoxDelivery: { status: f.platform.poBoxSuspended ? 'platform_suspended' : seller.poBoxDelivery },
-      disclosures: disclosures(products.get(sku.productId)?.category ?? null), fulfillmentObligation: obligation,
+      disclosures: disclosures(products.get(sku.productId)?.category ?? null),
+      fulfillmentObligation: obligation,
     };
   };
   const handoffOffers: RefOffer[] = f.handoffStores.flatMap((st) =>
     st.active
-      ? st.variants.filter((v: SVariant) => v.quantity > 0).map((v): RefOffer => {
-          const sku = skus.get(v.skuId);
-          return {
-            lane: 'handoff', productId: sku?.productId ?? v.productId, sellerId: null, storeSlug: st.storeSlug, variantId: v.variantId,
-            skuId: v.skuId, sellerName: st.storeName, condition: sku?.condition ?? null, language: sku?.language ?? null,
-            finish: sku?.finish ?? null, isSealed: sku?.condition === 'Unopened', price: v.price, available: v.quantity,
-            checkoutMode: 'manual', salesCount: null, sellerCode: st.sellerCode, reviewScore: mean(st.reviews),
-            poBoxDelivery: null, disclosures: null, fulfillmentObligation: null,
-          };
-        })
+      ? st.variants
+          .filter((v: SVariant) => v.quantity > 0)
+          .map((v): RefOffer => {
+            const sku = skus.get(v.skuId);
+            return {
+              lane: 'handoff',
+              productId: sku?.productId ?? v.productId,
+              sellerId: null,
+              storeSlug: st.storeSlug,
+              variantId: v.variantId,
+              skuId: v.skuId,
+              sellerName: st.storeName,
+              condition: sku?.condition ?? null,
+              language: sku?.language ?? null,
+              finish: sku?.finish ?? null,
+              isSealed: sku?.condition === 'Unopened',
+              price: v.price,
+              available: v.quantity,
+              checkoutMode: 'manual',
+              salesCount: null,
+              sellerCode: st.sellerCode,
+              reviewScore: mean(st.reviews),
+              poBoxDelivery: null,
+              disclosures: null,
+              fulfillmentObligation: null,
+            };
+          })
       : [],
   );
   const shown: RefOffer[] = [
-    ...liveMatched.filter((l) => eligible(l.sellerId)).map(nativeOffer).filter((o) => o.available > 0),
+    ...liveMatched
+      .filter((l) => eligible(l.sellerId))
+      .map(nativeOffer)
+      .filter((o) => o.available > 0),
     ...handoffOffers,
   ];
 
   const order = (a: RefOffer, b: RefOffer) =>
-    a.price - b.price || a.skuId - b.skuId || (a.lane === b.lane ? 0 : a.lane === 'native' ? -1 : 1) ||
+    a.price - b.price ||
+    a.skuId - b.skuId ||
+    (a.lane === b.lane ? 0 : a.lane === 'native' ? -1 : 1) ||
     (a.sellerId ?? a.variantId!) - (b.sellerId ?? b.variantId!);
 
   function productPage(productId: number, q: { condition?: string[]; language?: string[]; finish?: string[]; limit?: number; offset?: number }) {
@@ -140,12 +180,18 @@ export function reference(s: Scenario) {
   const productOf = (o: RefOffer) => products.get(o.productId);
   const facetValue = (o: RefOffer, facet: Facet): string | null => {
     switch (facet) {
-      case 'category': return productOf(o)?.category ?? null;
-      case 'set': return productOf(o)?.set ?? null;
-      case 'rarity': return productOf(o)?.rarity ?? null;
-      case 'collectorNumber': return productOf(o)?.collectorNumber ?? null;
-      case 'seller': return o.sellerCode;
-      default: return o[facet];
+      case 'category':
+        return productOf(o)?.category ?? null;
+      case 'set':
+        return productOf(o)?.set ?? null;
+      case 'rarity':
+        return productOf(o)?.rarity ?? null;
+      case 'collectorNumber':
+        return productOf(o)?.collectorNumber ?? null;
+      case 'seller':
+        return o.sellerCode;
+      default:
+        return o[facet];
     }
   };
   const selected = (q: SearchParams): Partial<Record<Facet, string[]>> => ({
@@ -179,8 +225,13 @@ export function reference(s: Scenario) {
       const p = products.get(productId);
       const hasNative = offers.some((o) => o.lane === 'native');
       return {
-        productId, name: p?.name ?? null, set: p?.set ?? null, category: p?.category ?? null, rarity: p?.rarity ?? null,
-        collectorNumber: p?.collectorNumber ?? null, imageUrl: p?.imageUrl ?? null,
+        productId,
+        name: p?.name ?? null,
+        set: p?.set ?? null,
+        category: p?.category ?? null,
+        rarity: p?.rarity ?? null,
+        collectorNumber: p?.collectorNumber ?? null,
+        imageUrl: p?.imageUrl ?? null,
         isSealed: offers.some((o) => o.isSealed),
         fromPrice: Math.min(...offers.map((o) => o.price)),
         sellerCount: new Set(offers.map((o) => (o.lane === 'native' ? `n${o.sellerId}` : `h${o.storeSlug}`))).size,
@@ -218,7 +269,8 @@ export function reference(s: Scenario) {
       const l = seller && sku ? liveMatched.find((x) => x.sellerId === sellerId && x.skuId === skuId) : undefined;
       const avail = l ? available(l) : 0;
       const line: Record<string, unknown> = {
-        sellerId, skuId,
+        sellerId,
+        skuId,
         seller: seller ? { name: seller.storeName } : null,
         product: sku ? { productId: sku.productId, name: p?.name ?? null, set: p?.set ?? null, image: p?.imageUrl ?? null } : null,
         sku: sku ? { condition: sku.condition, language: sku.language, finish: sku.finish } : null,

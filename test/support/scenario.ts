@@ -15,19 +15,63 @@ export interface SProduct {
   imageUrl: string | null;
   details: { label: string; value: string }[];
 }
-export interface SSku { skuId: number; productId: number; condition: string | null; language: string | null; finish: string | null }
+export interface SSku {
+  skuId: number;
+  productId: number;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+}
 export interface SSeller {
-  sellerId: number; sellerCode: string; storeName: string; currency: string; region: string; active: boolean; vacation: boolean;
-  inventorySource: 'platform'; apiKeys: string[]; poBoxDelivery: 'available' | 'seller_declines';
-  incompletePrerequisites: string[]; termsVersion: string; shippingOptions: { method: string; cost: number; tracked: boolean }[];
+  sellerId: number;
+  sellerCode: string;
+  storeName: string;
+  currency: string;
+  region: string;
+  active: boolean;
+  vacation: boolean;
+  inventorySource: 'platform';
+  apiKeys: string[];
+  poBoxDelivery: 'available' | 'seller_declines';
+  incompletePrerequisites: string[];
+  termsVersion: string;
+  shippingOptions: { method: string; cost: number; tracked: boolean }[];
   reviews: number[];
 }
-export interface SListing { sellerId: number; skuId: number; productId: number; price: number; quantity: number; externalRef?: string; asOf?: string }
-export interface SVariant { variantId: number; skuId: number; productId: number; price: number; quantity: number }
-export interface SStore { storeSlug: string; storeName: string; sellerCode: string | null; active: boolean; reviews: number[]; variants: SVariant[] }
+export interface SListing {
+  sellerId: number;
+  skuId: number;
+  productId: number;
+  price: number;
+  quantity: number;
+  externalRef?: string;
+  asOf?: string;
+}
+export interface SVariant {
+  variantId: number;
+  skuId: number;
+  productId: number;
+  price: number;
+  quantity: number;
+}
+export interface SStore {
+  storeSlug: string;
+  storeName: string;
+  sellerCode: string | null;
+  active: boolean;
+  reviews: number[];
+  variants: SVariant[];
+}
 export type SOrderStatus = 'created' | 'accepted' | 'shipped' | 'delivered' | 'cancelled' | 'refunded';
 /** An order as checkout leaves it: one line and one hold per sku (`holds`), in its final status. */
-export interface SOrder { orderId: string; sellerId: number; status: SOrderStatus; createdAt: string; hasMoney: boolean; holds: { skuId: number; productId: number; quantity: number }[] }
+export interface SOrder {
+  orderId: string;
+  sellerId: number;
+  status: SOrderStatus;
+  createdAt: string;
+  hasMoney: boolean;
+  holds: { skuId: number; productId: number; quantity: number }[];
+}
 
 export interface Scenario {
   fixture: {
@@ -56,9 +100,28 @@ export function prng(seed: number): () => number {
 }
 
 const NAMES = [
-  'Lightning Bolt', 'lightning bolt', 'Æther Vial', "Lim-Dûl's Vault", 'Jötun Grunt', 'Flabébé', 'Pikachu', 'Pikachu',
-  'Éowyn, Fearless Knight', 'Counterspell', 'Dark Ritual', 'Black Lotus', 'Booster Box — Alpha', 'Mew ex', 'Séance',
-  'Ice Age Booster', 'Zur the Enchanter', 'Ærenaut', 'Bolt of Lightning', 'Ｆｕｌｌｗｉｄｔｈ Ｃａｒｄ', '𝔊𝔬𝔱𝔥𝔦𝔠 Relic', null,
+  'Lightning Bolt',
+  'lightning bolt',
+  'Æther Vial',
+  "Lim-Dûl's Vault",
+  'Jötun Grunt',
+  'Flabébé',
+  'Pikachu',
+  'Pikachu',
+  'Éowyn, Fearless Knight',
+  'Counterspell',
+  'Dark Ritual',
+  'Black Lotus',
+  'Booster Box — Alpha',
+  'Mew ex',
+  'Séance',
+  'Ice Age Booster',
+  'Zur the Enchanter',
+  'Ærenaut',
+  'Bolt of Lightning',
+  'Ｆｕｌｌｗｉｄｔｈ Ｃａｒｄ',
+  '𝔊𝔬𝔱𝔥𝔦𝔠 Relic',
+  null,
 ];
 const CATEGORIES = ['Magic: The Gathering', 'Pokémon', 'Yu-Gi-Oh!', 'Lorcana', null];
 const SETS = ['Alpha', 'Beta', 'Base Set', 'Jungle', 'Ice Age', null];
@@ -93,9 +156,21 @@ export function generateScenario(seed: number, size = { products: 40, listings: 
   }
 
   const seller = (sellerId: number, code: string, extra: Partial<SSeller> = {}): SSeller => ({
-    sellerId, sellerCode: code, storeName: `Store ${code}`, currency: 'CAD', region: 'CA', active: true, vacation: false,
-    inventorySource: 'platform', apiKeys: [], poBoxDelivery: 'available', incompletePrerequisites: [], termsVersion: '2026-07',
-    shippingOptions: [{ method: 'Tracked', cost: 1299, tracked: true }], reviews: [5, 4, 4], ...extra,
+    sellerId,
+    sellerCode: code,
+    storeName: `Store ${code}`,
+    currency: 'CAD',
+    region: 'CA',
+    active: true,
+    vacation: false,
+    inventorySource: 'platform',
+    apiKeys: [],
+    poBoxDelivery: 'available',
+    incompletePrerequisites: [],
+    termsVersion: '2026-07',
+    shippingOptions: [{ method: 'Tracked', cost: 1299, tracked: true }],
+    reviews: [5, 4, 4],
+    ...extra,
   });
   const sellers: SSeller[] = [
     seller(1, 'maple'),
@@ -117,7 +192,11 @@ export function generateScenario(seed: number, size = { products: 40, listings: 
     if (seen.has(key)) continue;
     seen.add(key);
     listings.push({
-      sellerId: s.sellerId, skuId: sku.skuId, productId: sku.productId, price: pick(PRICES), quantity: pick([0, 1, 2, 5, 5]),
+      sellerId: s.sellerId,
+      skuId: sku.skuId,
+      productId: sku.productId,
+      price: pick(PRICES),
+      quantity: pick([0, 1, 2, 5, 5]),
       ...(rnd() < 0.5 ? { asOf: '2026-11-01T00:00:00.000Z' } : {}),
     });
   }
@@ -177,7 +256,11 @@ export async function applyScenarioExtras(pool: Pool, s: Scenario, opts: { order
   }
   for (const o of s.orders) {
     await pool.query(`INSERT INTO orders (order_id, seller_id, status, created_at, has_money) VALUES ($1, $2, $3, $4, $5)`, [
-      o.orderId, o.sellerId, opts.ordersAsCreated ? 'created' : o.status, o.createdAt, o.hasMoney,
+      o.orderId,
+      o.sellerId,
+      opts.ordersAsCreated ? 'created' : o.status,
+      o.createdAt,
+      o.hasMoney,
     ]);
     for (const [position, h] of o.holds.entries()) {
       await pool.query(

@@ -28,9 +28,7 @@ export async function seedSellerApi(ctx: TestContext): Promise<{ maple: string; 
     INSERT INTO seller_shipping_options (seller_id, method, cost, tracked, position) VALUES
       (7, 'Tracked', 1299, true, 0), (8, 'Tracked', 999, true, 0), (9, 'Tracked', 999, true, 0);
   `);
-  const [maple, birch, ledger] = await Promise.all(
-    ['maple', 'birch', 'ledger'].map(async (code) => (await issueApiKey(ctx.pool, code, 'test')).key),
-  );
+  const [maple, birch, ledger] = await Promise.all(['maple', 'birch', 'ledger'].map(async (code) => (await issueApiKey(ctx.pool, code, 'test')).key));
   return { maple: maple!, birch: birch!, ledger: ledger! };
 }
 

@@ -39,9 +39,7 @@ export async function resolveServers(): Promise<ServerUrls> {
       fromEnv.db ? null : new PostgreSqlContainer('postgres:15').start(),
       fromEnv.es
         ? null
-        : new ElasticsearchContainer(ES_IMAGE)
-            .withEnvironment({ 'xpack.security.enabled': 'false', ES_JAVA_OPTS: '-Xms1g -Xmx1g' })
-            .start(),
+        : new ElasticsearchContainer(ES_IMAGE).withEnvironment({ 'xpack.security.enabled': 'false', ES_JAVA_OPTS: '-Xms1g -Xmx1g' }).start(),
     ]);
     return {
       databaseUrl: fromEnv.db ?? pg!.getConnectionUri(),

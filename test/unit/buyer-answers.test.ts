@@ -112,6 +112,9 @@ describe('buyer answers serialized once', () => {
     expect(degraded.text).toBe(JSON.stringify(ok({ lines: lines(3) }, { degraded: true })));
     const page = await request(s.app).get('/products/9').expect(200);
     expect(page.text).toBe(JSON.stringify(ok({ ...product(9), fromPg: true }, { degraded: true })));
-    await request(s.app).get('/products/9').set('If-None-Match', page.headers.etag as string).expect(304);
+    await request(s.app)
+      .get('/products/9')
+      .set('If-None-Match', page.headers.etag as string)
+      .expect(304);
   });
 });

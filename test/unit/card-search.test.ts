@@ -11,7 +11,14 @@ describe('usesCards', () => {
     expect(usesCards(q({}))).toBe(true);
     expect(usesCards(q({ keyword: 'bolt', category: 'Magic', set: 'Alpha', rarity: 'Rare', collectorNumber: ['1', '2'] }))).toBe(true);
     expect(usesCards(q({ checkoutMode: 'any' }))).toBe(true);
-    const offerLevel: Record<string, string>[] = [{ condition: 'Near Mint' }, { language: 'English' }, { finish: 'Foil' }, { sellerCode: 'maple' }, { checkoutMode: 'express' }, { checkoutMode: 'manual' }];
+    const offerLevel: Record<string, string>[] = [
+      { condition: 'Near Mint' },
+      { language: 'English' },
+      { finish: 'Foil' },
+      { sellerCode: 'maple' },
+      { checkoutMode: 'express' },
+      { checkoutMode: 'manual' },
+    ];
     for (const raw of offerLevel) {
       expect(usesCards(q(raw)), JSON.stringify(raw)).toBe(false);
     }
@@ -46,7 +53,15 @@ describe('cardSearchBody', () => {
 
 describe('cardSearchPage', () => {
   const aggs = (buckets: { key: string; doc_count: number }[]) => ({ values: { buckets } });
-  const empty = { facet_category: aggs([]), facet_set: aggs([]), facet_rarity: aggs([]), facet_condition: aggs([]), facet_language: aggs([]), facet_finish: aggs([]), facet_collectorNumber: aggs([]) };
+  const empty = {
+    facet_category: aggs([]),
+    facet_set: aggs([]),
+    facet_rarity: aggs([]),
+    facet_condition: aggs([]),
+    facet_language: aggs([]),
+    facet_finish: aggs([]),
+    facet_collectorNumber: aggs([]),
+  };
 
   it('gives a next key only when the extra hit came back, and splits seller facet keys', () => {
     const hit = (id: number) => ({ _source: { card: { productId: id } }, sort: [`k${id}`] });
@@ -64,27 +79,60 @@ describe('cardSearchPage', () => {
 
 describe('product card fold', () => {
   const seller = (id: number, code: string, eligible = true): SellerFacts => ({
-    sellerId: id, sellerCode: code, storeName: `${code} store`, vacation: false, browseEligible: eligible, poBoxDelivery: 'available',
+    sellerId: id,
+    sellerCode: code,
+    storeName: `${code} store`,
+    vacation: false,
+    browseEligible: eligible,
+    poBoxDelivery: 'available',
   });
-  const product = { productId: 5, name: 'Black Lotus', set: 'Alpha', category: 'Magic: The Gathering', rarity: 'Rare', collectorNumber: '232', imageUrl: null, details: [] };
+  const product = {
+    productId: 5,
+    name: 'Black Lotus',
+    set: 'Alpha',
+    category: 'Magic: The Gathering',
+    rarity: 'Rare',
+    collectorNumber: '232',
+    imageUrl: null,
+    details: [],
+  };
   const sku = (skuId: number, condition: string | null, language: string | null) => ({ skuId, productId: 5, condition, language, finish: null });
 
   it('folds only shown offers: min price, distinct stores, sealed and native flags, sorted distinct values', () => {
     const folds = new Map<number, CardFold>();
-    foldOffer(folds, nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 1 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false));
-    foldOffer(folds, nativeOfferDoc({ sellerId: 1, skuId: 11, price: 700, available: 2 }, sku(11, 'Damaged', 'English'), seller(1, 'b'), product, false));
-    // Not shown: sold out, and a seller who cannot be browsed.
-    foldOffer(folds, nativeOfferDoc({ sellerId: 2, skuId: 10, price: 100, available: 0 }, sku(10, 'Near Mint', 'Deutsch'), seller(2, 'c'), product, false));
-    foldOffer(folds, nativeOfferDoc({ sellerId: 3, skuId: 10, price: 100, available: 5 }, sku(10, 'Near Mint', 'Deutsch'), seller(3, 'd', false), product, false));
     foldOffer(
       folds,
-      handoffOfferDoc({ variantId: 9, storeSlug: 'north', skuId: 12, productId: 5, price: 800, quantity: 1 }, sku(12, 'Unopened', null),
-        { storeSlug: 'north', storeName: 'North', sellerCode: 'a', active: true, reviewSum: 0, reviewCount: 0 }, product),
+      nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 1 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false),
+    );
+    foldOffer(folds, nativeOfferDoc({ sellerId: 1, skuId: 11, price: 700, available: 2 }, sku(11, 'Damaged', 'English'), seller(1, 'b'), product, false));
+    // Not shown: sold out, and a seller who cannot be browsed.
+    foldOffer(
+      folds,
+      nativeOfferDoc({ sellerId: 2, skuId: 10, price: 100, available: 0 }, sku(10, 'Near Mint', 'Deutsch'), seller(2, 'c'), product, false),
+    );
+    foldOffer(
+      folds,
+      nativeOfferDoc({ sellerId: 3, skuId: 10, price: 100, available: 5 }, sku(10, 'Near Mint', 'Deutsch'), seller(3, 'd', false), product, false),
+    );
+    foldOffer(
+      folds,
+      handoffOfferDoc(
+        { variantId: 9, storeSlug: 'north', skuId: 12, productId: 5, price: 800, quantity: 1 },
+        sku(12, 'Unopened', null),
+        { storeSlug: 'north', storeName: 'North', sellerCode: 'a', active: true, reviewSum: 0, reviewCount: 0 },
+        product,
+      ),
     );
     const card = cardDoc(folds.get(5)!);
     expect(card).toMatchObject({
-      docType: 'card', productId: 5, category: 'Magic: The Gathering', set: 'Alpha',
-      condition: ['Damaged', 'Near Mint', 'Unopened'], language: ['English'], finish: [], sellerFacet: ['a\u0000North', 'b\u0000b store'],
+      docType: 'card',
+      productId: 5,
+      category: 'Magic: The Gathering',
+      set: 'Alpha',
+      condition: ['Damaged', 'Near Mint', 'Unopened'],
+      language: ['English'],
+      finish: [],
+      sellerFacet: ['a\u0000North', 'b\u0000b store'],
       card: { productId: 5, name: 'Black Lotus', fromPrice: 700, sellerCount: 2, isSealed: true },
     });
     expect(card.card.disclosures).not.toBeNull();
@@ -93,13 +141,24 @@ describe('product card fold', () => {
 
   it('gives no fold for a product without a shown offer, and no disclosures for a handoff-only product', () => {
     const folds = new Map<number, CardFold>();
-    foldOffer(folds, nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 0 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false));
+    foldOffer(
+      folds,
+      nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 0 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false),
+    );
     expect(folds.size).toBe(0);
     foldOffer(
       folds,
-      handoffOfferDoc({ variantId: 9, storeSlug: 'north', skuId: 12, productId: 5, price: 800, quantity: 1 }, undefined,
-        { storeSlug: 'north', storeName: 'North', sellerCode: null, active: true, reviewSum: 0, reviewCount: 0 }, product),
+      handoffOfferDoc(
+        { variantId: 9, storeSlug: 'north', skuId: 12, productId: 5, price: 800, quantity: 1 },
+        undefined,
+        { storeSlug: 'north', storeName: 'North', sellerCode: null, active: true, reviewSum: 0, reviewCount: 0 },
+        product,
+      ),
     );
-    expect(cardDoc(folds.get(5)!)).toMatchObject({ sellerFacet: [], condition: [], card: { disclosures: null, fulfillmentObligation: null, isSealed: false } });
+    expect(cardDoc(folds.get(5)!)).toMatchObject({
+      sellerFacet: [],
+      condition: [],
+      card: { disclosures: null, fulfillmentObligation: null, isSealed: false },
+    });
   });
 });

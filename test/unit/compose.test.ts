@@ -8,7 +8,10 @@ import { ES_IMAGE } from '../support/es-image.js';
 const root = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), 'utf8');
 const compose = parse(read('docker-compose.yml'), { merge: true }) as {
-  services: Record<string, { image?: string; build?: unknown; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }> }>;
+  services: Record<
+    string,
+    { image?: string; build?: unknown; command?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { condition: string }> }
+  >;
 };
 const major = (version: string) => Number(/(\d+)\./.exec(version)?.[1]);
 

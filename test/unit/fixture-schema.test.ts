@@ -19,9 +19,15 @@ function refusal(doc: unknown, facts: DbFacts = NO_FACTS): string {
 }
 
 const order = (): Record<string, any> => ({
-  sellerId: 7, currency: 'CAD',
-  customer: { name: 'A', email: 'a@example.com', shipping_address: { line1: '1 Main', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' } },
-  lines: [{ skuId: 1001, quantity: 1 }], shippingMethod: 'Tracked Expedited',
+  sellerId: 7,
+  currency: 'CAD',
+  customer: {
+    name: 'A',
+    email: 'a@example.com',
+    shipping_address: { line1: '1 Main', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' },
+  },
+  lines: [{ skuId: 1001, quantity: 1 }],
+  shippingMethod: 'Tracked Expedited',
 });
 
 const edit = (f: (d: Record<string, any>) => void) => {
@@ -37,8 +43,15 @@ describe('fixture schema', () => {
     expect(doc.sellers?.[0]).toMatchObject({ sellerId: 7, sellerCode: 'maple', termsVersion: '2026-07' });
     const minimal = parseFixture({ sellers: [{ sellerId: 1, sellerCode: 'x', storeName: 'X', currency: 'CAD', region: 'CA' }] });
     expect(minimal.sellers?.[0]).toMatchObject({
-      active: true, vacation: false, inventorySource: 'platform', apiKeys: [], poBoxDelivery: 'available',
-      incompletePrerequisites: [], termsVersion: '2026-07', shippingOptions: [], reviews: [],
+      active: true,
+      vacation: false,
+      inventorySource: 'platform',
+      apiKeys: [],
+      poBoxDelivery: 'available',
+      incompletePrerequisites: [],
+      termsVersion: '2026-07',
+      shippingOptions: [],
+      reviews: [],
     });
     expect(minimal.sellers?.[0]?.webhook).toBeUndefined();
   });
@@ -50,7 +63,10 @@ describe('fixture schema', () => {
 
   it('accepts an empty document and nullable catalog fields', () => {
     expect(parseFixture({})).toEqual({});
-    const doc = parseFixture({ products: [{ productId: 1, name: null, set: null, category: null, rarity: null, collectorNumber: null, imageUrl: null }], skus: [{ skuId: 2, productId: 1, condition: null, language: null, finish: null }] });
+    const doc = parseFixture({
+      products: [{ productId: 1, name: null, set: null, category: null, rarity: null, collectorNumber: null, imageUrl: null }],
+      skus: [{ skuId: 2, productId: 1, condition: null, language: null, finish: null }],
+    });
     expect(doc.products?.[0]?.details).toEqual([]);
   });
 
@@ -62,8 +78,16 @@ describe('fixture schema', () => {
     ['review out of range', (d: any) => (d.sellers[0].reviews[2] = 6), 'sellers[0].reviews[2]: expected integer 1..5'],
     ['handoff review out of range', (d: any) => (d.handoffStores[0].reviews[0] = 0), 'handoffStores[0].reviews[0]: expected integer 1..5'],
     ['bad enum', (d: any) => (d.sellers[0].inventorySource = 'shopify'), 'sellers[0].inventorySource: expected one of "platform", "manual", "csv"'],
-    ['bad cancel event', (d: any) => (d.sellers[0].webhook.cancelEvent = 'order.refunded'), 'sellers[0].webhook.cancelEvent: expected one of "order.cancelled", "inventory.adjusted"'],
-    ['unknown prerequisite', (d: any) => (d.sellers[0].incompletePrerequisites = ['SELLER_ACTIVE']), 'sellers[0].incompletePrerequisites[0]: expected one of'],
+    [
+      'bad cancel event',
+      (d: any) => (d.sellers[0].webhook.cancelEvent = 'order.refunded'),
+      'sellers[0].webhook.cancelEvent: expected one of "order.cancelled", "inventory.adjusted"',
+    ],
+    [
+      'unknown prerequisite',
+      (d: any) => (d.sellers[0].incompletePrerequisites = ['SELLER_ACTIVE']),
+      'sellers[0].incompletePrerequisites[0]: expected one of',
+    ],
     ['unknown key', (d: any) => (d.listings[0].colour = 'red'), 'listings[0].colour: unknown key'],
     ['unknown top-level key', (d: any) => (d.customers = []), 'customers: unknown key'],
     ['missing required field', (d: any) => delete d.sellers[0].storeName, 'sellers[0].storeName: required'],
@@ -93,8 +117,20 @@ describe('fixture schema', () => {
   it.each([
     ['money order without shippingMethod', (o: any) => delete o.shippingMethod, 'orders[0].shippingMethod: required (unless operator)'],
     ['operator order with shippingMethod', (o: any) => (o.operator = true), 'orders[0].shippingMethod: an operator order has no shipping option'],
-    ['operator order with tax', (o: any) => { o.operator = true; delete o.shippingMethod; o.tax = [{ label: 'HST', rate: 0.15 }]; }, 'orders[0].tax: an operator order has no tax'],
-    ['one sku twice in one order', (o: any) => o.lines.push({ skuId: 1001, quantity: 2 }), 'orders[0].lines[1].skuId: duplicate sku 1001 in one order (first at orders[0].lines[0].skuId)'],
+    [
+      'operator order with tax',
+      (o: any) => {
+        o.operator = true;
+        delete o.shippingMethod;
+        o.tax = [{ label: 'HST', rate: 0.15 }];
+      },
+      'orders[0].tax: an operator order has no tax',
+    ],
+    [
+      'one sku twice in one order',
+      (o: any) => o.lines.push({ skuId: 1001, quantity: 2 }),
+      'orders[0].lines[1].skuId: duplicate sku 1001 in one order (first at orders[0].lines[0].skuId)',
+    ],
     ['zero quantity', (o: any) => (o.lines[0].quantity = 0), 'orders[0].lines[0].quantity: expected positive integer'],
     ['unknown key', (o: any) => (o.total = 5), 'orders[0].total: unknown key'],
   ])('refuses an order: %s', (_name, change, message) => {
@@ -104,9 +140,17 @@ describe('fixture schema', () => {
   });
 
   it('refuses an orderId given twice', () => {
-    expect(refusal(edit((x) => (x.orders = [{ ...order(), orderId: 'a' }, { ...order(), orderId: 'a' }])))).toBe(
-      'orders[1].orderId: duplicate orderId "a" (first at orders[0].orderId)',
-    );
+    expect(
+      refusal(
+        edit(
+          (x) =>
+            (x.orders = [
+              { ...order(), orderId: 'a' },
+              { ...order(), orderId: 'a' },
+            ]),
+        ),
+      ),
+    ).toBe('orders[1].orderId: duplicate orderId "a" (first at orders[0].orderId)');
   });
 });
 
@@ -132,7 +176,9 @@ describe('fixture cross-document rules', () => {
   });
 
   it('refuses a variant whose productId contradicts its sku', () => {
-    expect(refusal(edit((x) => (x.handoffStores[0].variants[0].productId = 7)))).toBe('handoffStores[0].variants[0].productId: sku 1001 belongs to product 101, not 7');
+    expect(refusal(edit((x) => (x.handoffStores[0].variants[0].productId = 7)))).toBe(
+      'handoffStores[0].variants[0].productId: sku 1001 belongs to product 101, not 7',
+    );
   });
 
   it.each([
@@ -141,9 +187,21 @@ describe('fixture cross-document rules', () => {
     ['sellers', (d: any) => d.sellers.push({ ...d.sellers[0], sellerCode: 'other', apiKeys: [] }), 'sellers[1].sellerId: duplicate sellerId 7'],
     ['seller codes', (d: any) => d.sellers.push({ ...d.sellers[0], sellerId: 8, apiKeys: [] }), 'sellers[1].sellerCode: duplicate sellerCode "maple"'],
     ['listings', (d: any) => d.listings.push({ ...d.listings[0] }), 'listings[1].skuId: duplicate listing for seller 7 and sku 1001'],
-    ['store slugs', (d: any) => d.handoffStores.push({ ...d.handoffStores[0], sellerCode: null, variants: [] }), 'handoffStores[1].storeSlug: duplicate storeSlug "north-shop"'],
-    ['variants', (d: any) => d.handoffStores[0].variants.push({ ...d.handoffStores[0].variants[0] }), 'handoffStores[0].variants[1].variantId: duplicate variantId 55'],
-    ['shipping methods', (d: any) => d.sellers[0].shippingOptions.push({ ...d.sellers[0].shippingOptions[0] }), 'sellers[0].shippingOptions[1].method: duplicate shipping method'],
+    [
+      'store slugs',
+      (d: any) => d.handoffStores.push({ ...d.handoffStores[0], sellerCode: null, variants: [] }),
+      'handoffStores[1].storeSlug: duplicate storeSlug "north-shop"',
+    ],
+    [
+      'variants',
+      (d: any) => d.handoffStores[0].variants.push({ ...d.handoffStores[0].variants[0] }),
+      'handoffStores[0].variants[1].variantId: duplicate variantId 55',
+    ],
+    [
+      'shipping methods',
+      (d: any) => d.sellers[0].shippingOptions.push({ ...d.sellers[0].shippingOptions[0] }),
+      'sellers[0].shippingOptions[1].method: duplicate shipping method',
+    ],
   ])('refuses duplicate %s', (_name, mutate, message) => {
     expect(refusal(edit(mutate))).toContain(message);
   });

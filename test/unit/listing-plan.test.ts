@@ -17,7 +17,10 @@ const stored = (over: Partial<StoredListing> = {}): StoredListing => ({
 });
 
 // sku 1001 -> product 101 is in the catalog; sku 9999 is not.
-const catalog = new Map([[1001, 101], [1002, 101]]);
+const catalog = new Map([
+  [1001, 101],
+  [1002, 101],
+]);
 
 describe('planListingWrites', () => {
   it('creates new listings: matched is applied, unknown sku is unmatched', () => {
@@ -85,7 +88,10 @@ describe('planListingWrites', () => {
   });
 
   it('deletes: absent and already deleted are applied; a live row is soft-deleted; revive by upsert', () => {
-    const s = new Map([[1001, stored()], [1002, stored({ deleted: true })]]);
+    const s = new Map([
+      [1001, stored()],
+      [1002, stored({ deleted: true })],
+    ]);
     const plan = planListingWrites(
       [
         { op: 'delete', skuId: 1001 },
@@ -127,7 +133,7 @@ describe('planListingWrites', () => {
     expect(plan.rows).toEqual([{ skuId: 1001, productId: 101, price: 1, quantity: 4, externalRef: 'A-1', asOf: T2, deleted: false }]);
   });
 
-  it('created and deleted in one request leaves a soft-deleted row with the upsert\'s values (items apply in order)', () => {
+  it("created and deleted in one request leaves a soft-deleted row with the upsert's values (items apply in order)", () => {
     const plan = planListingWrites(
       [
         { op: 'upsert', skuId: 1001, productId: 101, price: 1, quantity: 1, externalRef: 'N', asOf: T1 },

@@ -19,11 +19,26 @@ describe('tax amounts: rate x base, half away from zero, exact in decimal', () =
 
   it('totals: the tax block is empty when tax is 0', () => {
     expect(computeTotals([{ quantity: 2, unitPrice: 100 }], 50, [{ label: 'Exempt', rate: 0 }])).toEqual({
-      subtotal: 200, shipping: 50, tax: 0, grandTotal: 250, taxLines: [],
+      subtotal: 200,
+      shipping: 50,
+      tax: 0,
+      grandTotal: 250,
+      taxLines: [],
     });
-    expect(computeTotals([{ quantity: 2, unitPrice: 100 }], 50, [{ label: 'GST', rate: 0.05 }, { label: 'QST', rate: 0.09975 }])).toEqual({
-      subtotal: 200, shipping: 50, tax: 38, grandTotal: 288,
-      taxLines: [{ label: 'GST', rate: 0.05, amount: 13 }, { label: 'QST', rate: 0.09975, amount: 25 }], // 12.5 -> 13; 24.9375 -> 25
+    expect(
+      computeTotals([{ quantity: 2, unitPrice: 100 }], 50, [
+        { label: 'GST', rate: 0.05 },
+        { label: 'QST', rate: 0.09975 },
+      ]),
+    ).toEqual({
+      subtotal: 200,
+      shipping: 50,
+      tax: 38,
+      grandTotal: 288,
+      taxLines: [
+        { label: 'GST', rate: 0.05, amount: 13 },
+        { label: 'QST', rate: 0.09975, amount: 25 },
+      ], // 12.5 -> 13; 24.9375 -> 25
     });
   });
 });

@@ -84,7 +84,9 @@ describe('request log', () => {
     expect(byUrl('/bad')).toMatchObject([{ level: 40, res: { statusCode: 400 }, msg: 'request completed' }]);
     expect(byUrl('/nowhere')).toMatchObject([{ level: 40, req: { method: 'POST' }, res: { statusCode: 404 }, msg: 'request completed' }]);
     const gone = byUrl('/gone');
-    expect(gone).toMatchObject([{ level: 50, res: { statusCode: 503 }, err: { type: 'Error', message: 'failed with status code 503' }, msg: 'request errored' }]);
+    expect(gone).toMatchObject([
+      { level: 50, res: { statusCode: 503 }, err: { type: 'Error', message: 'failed with status code 503' }, msg: 'request errored' },
+    ]);
     expect(Object.keys(gone[0]!).slice(5)).toEqual(['req', 'res', 'err', 'responseTime', 'msg']);
     const b = byUrl('/boom');
     expect(b.map((l) => l.msg)).toEqual(['unhandled error', 'request errored']);

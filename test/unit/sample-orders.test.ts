@@ -47,8 +47,11 @@ describe('sample orders: picking', () => {
   it('never orders more units of an offer than listed, across all orders of a run, even when stock runs out', () => {
     // A tiny shop: 3 offers, 4 units in all; 10 orders wanted.
     const tiny: ShopFacts = {
-      sellerId: 9, currency: 'CAD', shippingOptions: [{ method: 'Lettermail', tracked: false }],
-      skuIds: Int32Array.from([11, 12, 13]), quantities: Int32Array.from([1, 2, 1]),
+      sellerId: 9,
+      currency: 'CAD',
+      shippingOptions: [{ method: 'Lettermail', tracked: false }],
+      skuIds: Int32Array.from([11, 12, 13]),
+      quantities: Int32Array.from([1, 2, 1]),
     };
     const orders = pickOrders(1, [tiny], 10);
     const units = new Map<number, number>();
@@ -73,11 +76,13 @@ describe('sample orders: picking', () => {
     expect(orders.some((o) => !o.order.operator && o.order.tax === undefined)).toBe(true);
     expect(new Set(orders.map((o) => o.order.lines.length))).toEqual(new Set([1, 2, 3, 4, 5]));
     const last = (o: (typeof orders)[number]) => o.moves.at(-1);
-    const fates = new Set(orders.map((o) => {
-      const m = last(o);
-      if (!m) return 'created';
-      return m.kind === 'cancel' ? (m.body.lines ? 'lines-cancelled' : 'cancelled') : m.body.status;
-    }));
+    const fates = new Set(
+      orders.map((o) => {
+        const m = last(o);
+        if (!m) return 'created';
+        return m.kind === 'cancel' ? (m.body.lines ? 'lines-cancelled' : 'cancelled') : m.body.status;
+      }),
+    );
     expect(fates).toEqual(new Set(['created', 'accepted', 'shipped', 'delivered', 'cancelled', 'lines-cancelled']));
     for (const o of orders) {
       for (const m of o.moves) {
@@ -117,7 +122,12 @@ describe('sample orders: picking', () => {
     const orders = pickOrders(8, sampleShops(8, SIZES), 600);
     const groups = entryGroups(orders, 3);
     expect(groups).toHaveLength(3);
-    expect(groups.flat().map((o) => o.orderId).sort()).toEqual(orders.map((o) => o.orderId).sort());
+    expect(
+      groups
+        .flat()
+        .map((o) => o.orderId)
+        .sort(),
+    ).toEqual(orders.map((o) => o.orderId).sort());
     const sellersOf = groups.map((g) => new Set(g.map((o) => o.order.sellerId)));
     for (const s of sellersOf[0]!) expect(sellersOf[1]!.has(s) || sellersOf[2]!.has(s)).toBe(false);
     for (const s of sellersOf[1]!) expect(sellersOf[2]!.has(s)).toBe(false);

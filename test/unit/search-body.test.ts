@@ -128,7 +128,10 @@ describe('searchBody()', () => {
     const condition = { terms: { condition: ['Near Mint', 'Lightly Played'] } };
     const category = { term: { category: 'Pokémon' } };
     expect(
-      searchBody(q({ keyword: 'bolt', checkoutMode: 'express', condition: ['Near Mint', 'Lightly Played'], category: 'Pokémon', sort: 'name_desc', limit: '10' }), 'k'),
+      searchBody(
+        q({ keyword: 'bolt', checkoutMode: 'express', condition: ['Near Mint', 'Lightly Played'], category: 'Pokémon', sort: 'name_desc', limit: '10' }),
+        'k',
+      ),
     ).toEqual({
       size: 0,
       track_total_hits: false,

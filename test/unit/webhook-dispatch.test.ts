@@ -8,14 +8,35 @@ import { loadEnv } from '../../src/config/env.js';
 
 describe('private-network guard', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fe80::1%eth0', 'fc00::1', 'fd12:3456::1', 'ff02::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '::127.0.0.1', '64:ff9b::a00:1', '2002:c0a8:101::1',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fe80::1%eth0',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '::127.0.0.1',
+    '64:ff9b::a00:1',
+    '2002:c0a8:101::1',
   ])('refuses %s', (a) => expect(internalAddressReason(a)).not.toBeNull());
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    'allows %s',
-    (a) => expect(internalAddressReason(a)).toBeNull(),
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])('allows %s', (a) =>
+    expect(internalAddressReason(a)).toBeNull(),
   );
 
   it('checks IP-literal URL hosts (which node:net connects to without a lookup), as the URL parser normalizes them', () => {
@@ -56,13 +77,23 @@ describe('retry decisions', () => {
 describe('signing', () => {
   it('signs what the reference library verifies, over the exact envelope bytes', () => {
     const secret = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
-    const body = envelope({ eventId: 'evt_1', type: 'order.created', apiVersion: '2026-07', createdAt: new Date('2026-07-08T10:00:00.120Z'), data: '{"b":1, "a":"é"}' });
-    expect(body.toString()).toBe('{"id":"evt_1","type":"order.created","api_version":"2026-07","created_at":"2026-07-08T10:00:00.120Z","data":{"b":1, "a":"é"}}');
+    const body = envelope({
+      eventId: 'evt_1',
+      type: 'order.created',
+      apiVersion: '2026-07',
+      createdAt: new Date('2026-07-08T10:00:00.120Z'),
+      data: '{"b":1, "a":"é"}',
+    });
+    expect(body.toString()).toBe(
+      '{"id":"evt_1","type":"order.created","api_version":"2026-07","created_at":"2026-07-08T10:00:00.120Z","data":{"b":1, "a":"é"}}',
+    );
     const ts = Math.floor(Date.now() / 1000);
     const signature = sign(signingKey(secret), 'evt_1', ts, body);
     const wh = new Webhook(secret);
     expect(wh.sign('evt_1', new Date(ts * 1000), body.toString())).toBe(signature);
-    expect(wh.verify(body.toString(), { 'webhook-id': 'evt_1', 'webhook-timestamp': String(ts), 'webhook-signature': `v1,bogus ${signature}` })).toEqual(JSON.parse(body.toString()));
+    expect(wh.verify(body.toString(), { 'webhook-id': 'evt_1', 'webhook-timestamp': String(ts), 'webhook-signature': `v1,bogus ${signature}` })).toEqual(
+      JSON.parse(body.toString()),
+    );
     expect(() => wh.verify(body.toString(), { 'webhook-id': 'evt_2', 'webhook-timestamp': String(ts), 'webhook-signature': signature })).toThrow();
   });
   it('refuses a secret that decodes to no key', () => {

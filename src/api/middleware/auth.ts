@@ -18,8 +18,7 @@ declare global {
 }
 
 // One message for missing, malformed, unknown and revoked keys: a caller cannot probe which.
-const unauthorized = () =>
-  new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid API key', undefined, { 'WWW-Authenticate': 'Bearer' });
+const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid API key', undefined, { 'WWW-Authenticate': 'Bearer' });
 
 /**
  * Bearer-key authentication for seller routes. Mount after the global version check (so an

@@ -27,7 +27,8 @@ export function jsonDepthExceeds(buf: Uint8Array, max: number): boolean {
   for (let i = 0; i < buf.length; i++) {
     const b = buf[i]!;
     if (inString) {
-      if (b === 0x5c) i++; // backslash: skip the escaped character
+      if (b === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (b === 0x22) inString = false;
     } else if (b === 0x22) {
       inString = true;

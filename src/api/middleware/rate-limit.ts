@@ -30,7 +30,6 @@ export function sellerRateLimit(deps: AppDeps): RequestHandler {
   };
 }
 
-
 /** Per-client-address limit for the public (buyer) routes. */
 export function publicRateLimit(deps: AppDeps): RequestHandler {
   const limiter = deps.services.rateLimits.public;

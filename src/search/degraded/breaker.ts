@@ -114,7 +114,8 @@ export class CircuitBreaker {
       return;
     }
     this.lastObservationBad = true;
-    const reason = o.kind === 'red' ? `cluster red: ${o.detail}` : o.kind === 'unreachable' ? `cluster unreachable: ${o.detail}` : `probe failed: ${o.detail}`;
+    const reason =
+      o.kind === 'red' ? `cluster red: ${o.detail}` : o.kind === 'unreachable' ? `cluster unreachable: ${o.detail}` : `probe failed: ${o.detail}`;
     if (this.st === 'open') {
       this.why = reason;
       return;

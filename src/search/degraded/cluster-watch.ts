@@ -49,10 +49,7 @@ export async function observeCluster(es: Client, alias: string, timeoutMs: numbe
   let status: 'green' | 'yellow';
   try {
     // A missing alias makes health wait for it and answer 408 with status red.
-    const health = await es.cluster.health(
-      { index: alias, timeout: `${Math.max(50, Math.floor(timeoutMs / 2))}ms` },
-      { ...transport, ignore: [408] },
-    );
+    const health = await es.cluster.health({ index: alias, timeout: `${Math.max(50, Math.floor(timeoutMs / 2))}ms` }, { ...transport, ignore: [408] });
     if (health.status === 'red') {
       const detail =
         health.active_primary_shards === 0 && health.unassigned_primary_shards === 0
@@ -86,12 +83,7 @@ export interface ClusterWatch {
 }
 
 /** Starts the poller; `onObservation` receives every tick's outcome. The timer never keeps the process alive. */
-export function watchCluster(
-  es: Client,
-  alias: string,
-  onObservation: (o: Observation) => void,
-  opts: ClusterWatchOptions = DEFAULT_WATCH,
-): ClusterWatch {
+export function watchCluster(es: Client, alias: string, onObservation: (o: Observation) => void, opts: ClusterWatchOptions = DEFAULT_WATCH): ClusterWatch {
   let view: ClusterView = { status: 'unknown', detail: null, checkedAt: null, latencyMs: null };
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;

@@ -26,5 +26,17 @@ export interface DegradedMetrics {
 }
 
 export function emptyDegradedMetrics(): DegradedMetrics {
-  return { indexAnswers: 0, indexFailures: 0, cacheHits: 0, fallbacks: 0, fallbackQueries: 0, fallbackFailures: 0, unavailable: 0, opens: 0, warmPasses: 0, warmRequests: 0, warmFailures: 0 };
+  return {
+    indexAnswers: 0,
+    indexFailures: 0,
+    cacheHits: 0,
+    fallbacks: 0,
+    fallbackQueries: 0,
+    fallbackFailures: 0,
+    unavailable: 0,
+    opens: 0,
+    warmPasses: 0,
+    warmRequests: 0,
+    warmFailures: 0,
+  };
 }

@@ -19,8 +19,7 @@ export const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
 
 export const shownOffers: Clause[] = [{ term: { docType: 'offer' } }, { term: { shown: true } }];
 
-const anyOf = (field: string, values: string[]): Clause =>
-  values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } };
+const anyOf = (field: string, values: string[]): Clause => (values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } });
 
 export function searchClauses(q: SearchQuery): SearchClauses {
   const always: Clause[] = [];

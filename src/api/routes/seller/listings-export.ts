@@ -63,7 +63,10 @@ export const sellerListingExportRoutes: RouteModule = (app, deps) => {
     let updatedSince: string | null = null;
     if (q.updated_since !== undefined) {
       const us = isoToMicros(q.updated_since);
-      if (us === null) throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [{ field: 'updated_since', message: 'Invalid date-time (years 0001 to 9999 in UTC)' }]);
+      if (us === null)
+        throw new ApiError(400, 'INVALID_REQUEST', 'Request failed validation', [
+          { field: 'updated_since', message: 'Invalid date-time (years 0001 to 9999 in UTC)' },
+        ]);
       updatedSince = microsToIso(us);
     }
     let includeDeleted = q.include_deleted === 'true';
@@ -88,7 +91,12 @@ export const sellerListingExportRoutes: RouteModule = (app, deps) => {
     const last = page[page.length - 1];
     const nextCursor =
       rows.length > limit && last
-        ? signCursor(deps.env.CURSOR_SECRET, exportCursorKind(sellerOf(req).sellerId), { t: last.updatedAtKey, id: last.listingId, s: updatedSince, d: includeDeleted } satisfies CursorPayload)
+        ? signCursor(deps.env.CURSOR_SECRET, exportCursorKind(sellerOf(req).sellerId), {
+            t: last.updatedAtKey,
+            id: last.listingId,
+            s: updatedSince,
+            d: includeDeleted,
+          } satisfies CursorPayload)
         : null;
     res.json(ok({ items: page.map(toListing), nextCursor }));
   });

@@ -6,9 +6,7 @@ import { parseOr400 } from '../../validate.js';
 import { sellerAuth, sellerOf } from '../../middleware/auth.js';
 import { sellerRateLimit } from '../../middleware/rate-limit.js';
 import { sendJson } from '../buyer/send-json.js';
-import {
-  cancelBodySchema, DEFAULT_POLL_LIMIT, fulfillmentBodySchema, orderParamsSchema, ordersPollQuerySchema,
-} from '../../../contract/orders.js';
+import { cancelBodySchema, DEFAULT_POLL_LIMIT, fulfillmentBodySchema, orderParamsSchema, ordersPollQuerySchema } from '../../../contract/orders.js';
 import { orderNotFound } from '../../../orders/errors.js';
 import { cancelOrder, moveFulfillment, orderJson, pollPage } from '../../../orders/service.js';
 import { signCursor, verifyCursor } from '../../../lib/cursor.js';
@@ -83,7 +81,10 @@ export const sellerOrderRoutes: RouteModule = (app, deps) => {
     const body = parseOr400(cancelBodySchema, req.body ?? {});
     const { orderId } = parseOr400(orderParamsSchema, req.params);
     const r = await cancelOrder(deps.pool, sellerOf(req).sellerId, orderId, body);
-    req.log.info({ orderId, from: r.from, to: r.to, changed: r.changed, lines: body.lines?.length ?? 'all' }, r.changed ? 'order cancelled' : 'order cancel repeated (unchanged)');
+    req.log.info(
+      { orderId, from: r.from, to: r.to, changed: r.changed, lines: body.lines?.length ?? 'all' },
+      r.changed ? 'order cancelled' : 'order cancel repeated (unchanged)',
+    );
     sendJson(res, okJson(r.body));
   });
 };
