@@ -38,7 +38,7 @@ import { createIndex, finishBulkLoad } from '../indexer/index-admin.js';
 import { horizon, saveCheckpoint } from '../src/db/feed-guard.js';
 import { docId } from '../src/search/documents.js';
 import { cpuLine, cpuMeter } from './cpu.js';
-import { load, openWorld, pct, sleep } from './world.js';
+import { load, openWorld, pct, sleep, spawnIndexer } from './world.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -191,35 +191,9 @@ try {
     const { rows: maxRows } = await pool.query(`SELECT coalesce(max(price), 0)::int AS m FROM listings`);
     const priceBase = maxRows[0].m + 1;
 
-    const batches: { changes: number; docs: number; ms: number }[] = [];
-    child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: env.DATABASE_URL,
-        ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
-        INDEX_PREFIX: prefix,
-        INDEXER_METRICS_PORT: '0',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        try {
-          const j = JSON.parse(line) as { msg?: string; changes?: number; docs?: number; ms?: number; level?: number };
-          if (j.msg === 'batch indexed') batches.push({ changes: j.changes!, docs: j.docs!, ms: j.ms! });
-          else if ((j.level ?? 0) >= 40) log(`indexer: ${line}`);
-        } catch {
-          /* not a log line */
-        }
-      }
-    });
+    const spawned = spawnIndexer(root, { DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix }, log);
+    child = spawned.child;
+    const batches = spawned.batches;
     await sleep(3000); // start-up (tsx compile, LISTEN)
 
     const writer = createPool(env.DATABASE_URL, 8);

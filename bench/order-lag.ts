@@ -34,7 +34,7 @@ import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { rebuild } from '../indexer/rebuild.js';
 import { cpuLine, cpuMeter } from './cpu.js';
-import { admin, load, pct, sleep } from './world.js';
+import { admin, load, pct, sleep, spawnIndexer } from './world.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -121,35 +121,9 @@ try {
   const modelVersion = (Object.values(mapping)[0]!.mappings._meta as { version?: number } | undefined)?.version;
 
   // ---- 2. the live indexer ----
-  const batches: { changes: number; docs: number; ms: number }[] = [];
-  child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: dbUrl,
-      ELASTICSEARCH_URL: base.ELASTICSEARCH_URL,
-      INDEX_PREFIX: prefix,
-      INDEXER_METRICS_PORT: '0',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let buf = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      try {
-        const j = JSON.parse(line) as { msg?: string; changes?: number; docs?: number; ms?: number; level?: number };
-        if (j.msg === 'batch indexed') batches.push({ changes: j.changes!, docs: j.docs!, ms: j.ms! });
-        else if ((j.level ?? 0) >= 40) log(`indexer: ${line}`);
-      } catch {
-        /* not a log line */
-      }
-    }
-  });
+  const spawned = spawnIndexer(root, { DATABASE_URL: dbUrl, ELASTICSEARCH_URL: base.ELASTICSEARCH_URL, INDEX_PREFIX: prefix }, log);
+  child = spawned.child;
+  const batches = spawned.batches;
   await sleep(4000); // start-up (tsx compile, LISTEN)
 
   // ---- 3. orders, status changes and the poller ----

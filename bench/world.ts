@@ -1,6 +1,7 @@
 // Shared set-up of bench:indexer and bench:read-api: a database of their own on the server
 // DATABASE_URL names (created, migrated and loaded with the seeded sample marketplace, or an
 // existing one reused with --db), and helpers to report the machine's load beside every figure.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
@@ -82,3 +83,44 @@ export function pct(sorted: number[], q: number): number {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface IndexerBatch {
+  changes: number;
+  docs: number;
+  ms: number;
+}
+
+/**
+ * The live indexer (`indexer/main.ts`) as a child process on a database and index prefix of the
+ * bench's own; its 'batch indexed' log lines are collected into `batches`, warnings and errors
+ * passed to `log`.
+ */
+export function spawnIndexer(
+  root: string,
+  env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string },
+  log: (m: string) => void,
+): { child: ChildProcess; batches: IndexerBatch[] } {
+  const batches: IndexerBatch[] = [];
+  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, INDEXER_METRICS_PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buf = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buf += d.toString();
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      try {
+        const j = JSON.parse(line) as { msg?: string; changes?: number; docs?: number; ms?: number; level?: number };
+        if (j.msg === 'batch indexed') batches.push({ changes: j.changes!, docs: j.docs!, ms: j.ms! });
+        else if ((j.level ?? 0) >= 40) log(`indexer: ${line}`);
+      } catch {
+        /* not a log line */
+      }
+    }
+  });
+  return { child, batches };
+}
