@@ -25,6 +25,12 @@ export interface RebuildOptions {
   onProgress?: (p: RebuildProgress) => void;
   /** Keep the previous concrete index after the swap (default: delete it). */
   keepOld?: boolean;
+  /**
+   * Awaited after the start position is registered and before the snapshot is read: whatever
+   * commits in it must reach the new index through the replay (the fault test writes here, so
+   * its check that writes were replayed does not depend on timing).
+   */
+  beforeSnapshot?: () => Promise<void>;
 }
 
 export interface RebuildResult {
@@ -55,6 +61,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
 
   let docs = 0;
   try {
+    await opts.beforeSnapshot?.();
     docs = await loadSnapshot(pool, es, name, opts.onProgress);
     const snapshotMs = Date.now() - started;
     logger.info({ index: name, docs, ms: snapshotMs }, 'rebuild: snapshot loaded, replaying changes');
