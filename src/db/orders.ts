@@ -202,24 +202,10 @@ export async function pollOrders(
 // ---------------------------------------------------------------------------------------------
 // Entry
 
-export interface NewOrder {
-  orderId: string;
-  sellerId: number;
-  hasMoney: boolean;
-  createdAt: Date;
-  currency: string;
-  customer: Customer;
-  buyerNotes: string | null;
-  shippingMethod: string | null;
-  shippingCost: number | null;
-  shippingTracked: boolean | null;
-  taxRates: TaxRate[];
-  subtotal: number | null;
-  tax: number | null;
-  grandTotal: number | null;
-  taxLines: TaxLine[];
+/** An order as the checkout enters it: the stored row's fields that exist before its first change, and its lines. */
+export type NewOrder = Omit<OrderRow, 'status' | 'updatedAt' | 'trackingCompany' | 'trackingNumber' | 'trackingUrl' | 'changeXid' | 'changeSeq'> & {
   lines: OrderLineRow[];
-}
+};
 
 /**
  * Inserts the order, its lines and one hold per line in one statement. The entry is the order's
