@@ -1,6 +1,6 @@
 import type { RouteModule } from '../../app.js';
 import { okJson } from '../../envelope.js';
-import { sendJson } from './send-json.js';
+import { sendJson } from '../../send-json.js';
 import { parseOr400 } from '../../validate.js';
 import { productParamsSchema, productQuerySchema } from '../../../contract/buyer.js';
 import type { BuyerService } from '../../../search/buyer-service.js';

@@ -5,7 +5,7 @@ import { ApiError, okJson } from '../../envelope.js';
 import { parseOr400 } from '../../validate.js';
 import { sellerAuth, sellerOf } from '../../middleware/auth.js';
 import { sellerRateLimit } from '../../middleware/rate-limit.js';
-import { sendJson } from '../buyer/send-json.js';
+import { sendJson } from '../../send-json.js';
 import { cancelBodySchema, DEFAULT_POLL_LIMIT, fulfillmentBodySchema, orderParamsSchema, ordersPollQuerySchema } from '../../../contract/orders.js';
 import { orderNotFound } from '../../../orders/errors.js';
 import { cancelOrder, moveFulfillment, orderJson, pollPage } from '../../../orders/service.js';
