@@ -1,11 +1,11 @@
-// Orders benchmark (npm run bench:orders -- [--entries 20000] [--concurrency 4] [--sellers 8] [--walk 100000] [--limit 1000] [--keep]).
+// Orders benchmark (npm run bench:orders -- [--entries 20000] [--concurrency 8] [--sellers 32] [--walk 100000] [--limit 1000] [--keep]).
 //
 // Creates its own database on the server DATABASE_URL names, migrates it and seeds a catalog of
 // 2,000 skus, `sellers` browse-eligible sellers listing every sku (stock large enough never to run
 // out) and one more seller for the poll walk. Two measurements:
 //   entry - `entries` orders of 1 to 5 lines (random skus of a random seller) through the checkout
-//           function (enterOrder, one transaction each: lock, checks, snapshot, holds, outbox row),
-//           `concurrency` transactions in flight;
+//           function (checkoutOrder, one transaction each: BEGIN with the seller lock, facts, one
+//           insert of order, lines, holds and outbox row, COMMIT), `concurrency` in flight;
 //   walk  - `walk` orders of the walk seller (inserted in bulk with SQL, 1 to 5 lines each, the
 //           columns entry writes), then a full poll walk over real HTTP: GET /orders?limit=N
 //           following nextCursor to null, pages in sequence as a Platform reads them.
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { loadEnv } from '../src/config/env.js';
-import { createPool, withTransaction } from '../src/db/pool.js';
+import { createPool } from '../src/db/pool.js';
 import { migrateUp } from '../src/db/migrate.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
@@ -22,15 +22,15 @@ import { createLogger } from '../src/lib/logger.js';
 import { createApp } from '../src/api/app.js';
 import { sellerRoutes } from '../src/api/routes/seller/index.js';
 import { issueApiKey } from '../src/db/api-keys.js';
-import { enterOrder } from '../src/orders/checkout.js';
+import { checkoutOrder } from '../src/orders/checkout.js';
 import { createServices } from '../src/services.js';
 import { admin, load, pct } from './world.js';
 
 const { values } = parseArgs({
   options: {
     entries: { type: 'string', default: '20000' },
-    concurrency: { type: 'string', default: '4' },
-    sellers: { type: 'string', default: '8' },
+    concurrency: { type: 'string', default: '8' },
+    sellers: { type: 'string', default: '32' },
     walk: { type: 'string', default: '100000' },
     limit: { type: 'string', default: '1000' },
     keep: { type: 'boolean', default: false },
@@ -63,11 +63,10 @@ const dbTime = new Map<string, { ms: number; n: number }>();
 let timing = false;
 function kindOf(sql: string): string {
   const s = sql.replace(/\s+/g, ' ').trim();
+  if (/^BEGIN.*pg_advisory_xact_lock/i.test(s)) return 'BEGIN + seller lock';
   if (/^(BEGIN|COMMIT|ROLLBACK)/i.test(s)) return s.split(' ')[0]!.toUpperCase();
-  if (s.includes('pg_advisory_xact_lock')) return 'seller lock';
   if (s.startsWith('WITH s AS')) return 'seller and offer facts';
-  if (s.startsWith('WITH ord AS')) return 'insert order+lines+holds';
-  if (s.startsWith('INSERT INTO webhook_events')) return 'outbox row';
+  if (s.startsWith('WITH ord AS')) return 'insert order+lines+holds+outbox row';
   return s.slice(0, 30);
 }
 pool.on('connect', (client) => {
@@ -140,17 +139,15 @@ try {
       while (skus.size < count) skus.add(1 + rnd(SKUS));
       lines += count;
       const t = performance.now();
-      await withTransaction(pool, (c) =>
-        enterOrder(c, {
-          orderId: `ord_bench_${i}`,
-          sellerId: 1 + rnd(SELLERS),
-          currency: 'CAD',
-          customer,
-          shippingMethod: 'Tracked',
-          lines: [...skus].map((skuId) => ({ skuId, quantity: 1 + rnd(3) })),
-          tax: [{ label: 'HST', rate: 0.15 }],
-        }),
-      );
+      await checkoutOrder(pool, {
+        orderId: `ord_bench_${i}`,
+        sellerId: 1 + rnd(SELLERS),
+        currency: 'CAD',
+        customer,
+        shippingMethod: 'Tracked',
+        lines: [...skus].map((skuId) => ({ skuId, quantity: 1 + rnd(3) })),
+        tax: [{ label: 'HST', rate: 0.15 }],
+      });
       latencies.push(performance.now() - t);
     }
   }

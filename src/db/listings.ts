@@ -75,7 +75,14 @@ export async function bulkUpsertPushedListings(c: PoolClient, rows: Iterable<Pus
  * committed row. Different sellers never wait for each other.
  */
 export async function lockSellerListings(c: PoolClient, sellerId: number): Promise<void> {
-  await c.query('SELECT pg_advisory_xact_lock(1280442369, $1)', [sellerId]);
+  await c.query('SELECT pg_advisory_xact_lock($1, $2)', sellerListingsLock(sellerId));
+}
+
+const SELLER_LISTINGS_LOCK_SPACE = 1280442369;
+
+/** The keys of lockSellerListings, for a transaction that takes the lock with its BEGIN. */
+export function sellerListingsLock(sellerId: number): [number, number] {
+  return [SELLER_LISTINGS_LOCK_SPACE, sellerId];
 }
 
 /** A stored listing as the write planner needs it; as_of in microseconds since the epoch (exact). */
@@ -285,5 +292,8 @@ export async function exportSellerListings(
  */
 export async function lockManySellersListings(c: PoolClient, sellerIds: readonly number[]): Promise<void> {
   if (sellerIds.length === 0) return;
-  await c.query('SELECT pg_advisory_xact_lock(1280442369, s) FROM (SELECT DISTINCT s FROM unnest($1::int[]) s ORDER BY s) ids', [sellerIds]);
+  await c.query('SELECT pg_advisory_xact_lock($2, s) FROM (SELECT DISTINCT s FROM unnest($1::int[]) s ORDER BY s) ids', [
+    sellerIds,
+    SELLER_LISTINGS_LOCK_SPACE,
+  ]);
 }

@@ -1,6 +1,7 @@
 import type { QueryResultRow } from 'pg';
 import type { Pool, PoolClient } from './pool.js';
 import type { Customer, LineDisclosures, LineObligation, OrderStatus } from '../contract/orders.js';
+import { webhookEventInsertSql, webhookEventValues } from './webhook-events.js';
 
 // SQL of orders, order_lines and holds (migrations/1795400000000_orders.sql). Every update of an
 // orders row is a change: the stamp_change trigger gives it a new (change_xid, change_seq) and
@@ -208,12 +209,15 @@ export type NewOrder = Omit<OrderRow, 'status' | 'updatedAt' | 'trackingCompany'
 };
 
 /**
- * Inserts the order, its lines and one hold per line in one statement. The entry is the order's
- * first change, at its created_at (updated_at = created_at).
+ * Inserts the order, its lines, one hold per line and its order.created outbox row in one
+ * statement (one round trip: entry is the checkout's hot path). The entry is the order's first
+ * change, at its created_at (updated_at = created_at).
  */
-export async function insertOrder(c: PoolClient, o: NewOrder): Promise<void> {
-  await c.query(
-    `WITH ord AS (
+export async function insertOrder(c: PoolClient, o: NewOrder, created: { eventId: string; data: string }): Promise<void> {
+  await c.query({
+    // Named: parsed and planned once per connection, not per order.
+    name: 'insert-order',
+    text: `WITH ord AS (
        INSERT INTO orders (order_id, seller_id, status, has_money, created_at, updated_at, currency, customer, buyer_notes,
                            shipping_method, shipping_cost, shipping_tracked, tax_rates, subtotal, tax, grand_total, tax_lines)
        VALUES ($1, $2, 'created', $3, $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
@@ -226,10 +230,12 @@ export async function insertOrder(c: PoolClient, o: NewOrder): Promise<void> {
          FROM ord, unnest($16::int[], $17::int[], $18::int[], $19::int[], $20::int[], $21::text[], $22::text[], $23::text[],
                           $24::text[], $25::text[], $26::text[], $27::jsonb[], $28::jsonb[])
               AS f(position, sku_id, product_id, quantity, unit_price, name, set_name, condition, language, finish,
-                   external_ref, disclosures, obligation))
-     INSERT INTO holds (order_id, seller_id, sku_id, quantity)
-     SELECT ord.order_id, ord.seller_id, f.sku_id, f.quantity FROM ord, unnest($17::int[], $19::int[]) AS f(sku_id, quantity)`,
-    [
+                   external_ref, disclosures, obligation)),
+     hol AS (
+       INSERT INTO holds (order_id, seller_id, sku_id, quantity)
+       SELECT ord.order_id, ord.seller_id, f.sku_id, f.quantity FROM ord, unnest($17::int[], $19::int[]) AS f(sku_id, quantity))
+     ${webhookEventInsertSql(29)}`,
+    values: [
       o.orderId,
       o.sellerId,
       o.hasMoney,
@@ -258,8 +264,15 @@ export async function insertOrder(c: PoolClient, o: NewOrder): Promise<void> {
       o.lines.map((l) => l.externalRef),
       o.lines.map((l) => (l.disclosures === null ? null : JSON.stringify(l.disclosures))),
       o.lines.map((l) => (l.fulfillmentObligation === null ? null : JSON.stringify(l.fulfillmentObligation))),
+      ...webhookEventValues(created.eventId, {
+        sellerId: o.sellerId,
+        orderId: o.orderId,
+        type: 'order.created',
+        createdAt: o.createdAt,
+        data: created.data,
+      }),
     ],
-  );
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

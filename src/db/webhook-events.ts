@@ -35,13 +35,25 @@ export function newEventId(): string {
  */
 export async function insertWebhookEvent(c: PoolClient, e: NewWebhookEvent): Promise<string> {
   const id = newEventId();
-  await c.query(
-    `INSERT INTO webhook_events (event_id, seller_id, order_id, type, created_at, data, state)
-     SELECT $1, $2, $3, $4, $5, $6,
-            CASE WHEN EXISTS (SELECT 1 FROM seller_webhooks w WHERE w.seller_id = $2) THEN 'pending' ELSE 'no_endpoint' END`,
-    [id, e.sellerId, e.orderId, e.type, e.createdAt, e.data],
-  );
+  await c.query(webhookEventInsertSql(1), webhookEventValues(id, e));
   return id;
+}
+
+/**
+ * The outbox INSERT with its six parameters numbered from `first` (event id, seller, order,
+ * type, created_at, data), for a statement that writes the event beside the change it reports
+ * (order entry: one round trip for the order and its order.created).
+ */
+export function webhookEventInsertSql(first: number): string {
+  const [id, seller, order, type, at, data] = [0, 1, 2, 3, 4, 5].map((i) => `$${first + i}`);
+  return `INSERT INTO webhook_events (event_id, seller_id, order_id, type, created_at, data, state)
+     SELECT ${id}, ${seller}::int, ${order}, ${type}, ${at}::timestamptz, ${data},
+            CASE WHEN EXISTS (SELECT 1 FROM seller_webhooks w WHERE w.seller_id = ${seller}::int) THEN 'pending' ELSE 'no_endpoint' END`;
+}
+
+/** The values of webhookEventInsertSql, in its order. */
+export function webhookEventValues(eventId: string, e: NewWebhookEvent): unknown[] {
+  return [eventId, e.sellerId, e.orderId, e.type, e.createdAt, e.data];
 }
 
 export interface StoredWebhookEvent {

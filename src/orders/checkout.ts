@@ -1,7 +1,7 @@
-import type { PoolClient } from '../db/pool.js';
-import { lockSellerListings, LISTING_AVAILABLE_SQL } from '../db/listings.js';
+import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
+import { lockSellerListings, sellerListingsLock, LISTING_AVAILABLE_SQL } from '../db/listings.js';
 import { insertOrder, type NewOrder, type OrderLineRow, type TaxRate } from '../db/orders.js';
-import { insertWebhookEvent } from '../db/webhook-events.js';
+import { newEventId } from '../db/webhook-events.js';
 import type { Customer, LineDisclosures } from '../contract/orders.js';
 import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../contract/policy.js';
 import { computeTotals } from './totals.js';
@@ -77,8 +77,9 @@ interface OfferFacts {
  * Runs after the lock, so `available` counts every hold committed before it.
  */
 async function entryFacts(c: PoolClient, input: CheckoutInput): Promise<{ seller: SellerFacts; offers: OfferFacts[] } | null> {
-  const { rows } = await c.query(
-    `WITH s AS (
+  const { rows } = await c.query({
+    name: 'checkout-entry-facts',
+    text: `WITH s AS (
        SELECT s.seller_id, s.currency, r.incomplete, o.cost AS shipping_cost, o.tracked AS shipping_tracked,
               EXISTS (SELECT 1 FROM orders x WHERE x.order_id = $3) AS order_exists,
               date_trunc('milliseconds', clock_timestamp()) AS now
@@ -96,8 +97,8 @@ async function entryFacts(c: PoolClient, input: CheckoutInput): Promise<{ seller
        LEFT JOIN skus k ON k.sku_id = u.sku_id
        LEFT JOIN products p ON p.product_id = k.product_id
       ORDER BY u.ord`,
-    [input.sellerId, input.shippingMethod ?? null, input.orderId, input.lines.map((l) => l.skuId)],
-  );
+    values: [input.sellerId, input.shippingMethod ?? null, input.orderId, input.lines.map((l) => l.skuId)],
+  });
   const r0 = rows[0];
   if (!r0) return null;
   return {
@@ -152,6 +153,25 @@ function snakeDisclosures(category: string | null): LineDisclosures {
 export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<CheckoutResult> {
   if (input.lines.length === 0) throw new CheckoutError('lines', 'expected at least one line');
   await lockSellerListings(c, input.sellerId);
+  return enterLocked(c, input);
+}
+
+/**
+ * A checkout's entry of one order in a transaction of its own: enterOrder in three round trips
+ * (BEGIN with the seller lock, the facts, one insert of order, lines, holds and outbox row) and
+ * COMMIT. A refused entry rolls back and throws its CheckoutError.
+ */
+export async function checkoutOrder(pool: Pool, input: CheckoutInput): Promise<CheckoutResult> {
+  if (input.lines.length === 0) throw new CheckoutError('lines', 'expected at least one line');
+  if (!Number.isInteger(input.sellerId)) throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
+  return withTransaction(pool, (c) => enterLocked(c, input), {
+    advisoryLock: sellerListingsLock(input.sellerId),
+    local: { plan_cache_mode: 'force_generic_plan' },
+  });
+}
+
+/** enterOrder once the seller's listing lock is held. */
+async function enterLocked(c: PoolClient, input: CheckoutInput): Promise<CheckoutResult> {
   const facts = await entryFacts(c, input);
   if (!facts) throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
   const { seller, offers } = facts;
@@ -231,7 +251,6 @@ export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<C
     ...money,
     lines,
   };
-  await insertOrder(c, order);
   const body = serializeOrder(
     {
       ...order,
@@ -245,6 +264,6 @@ export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<C
     },
     lines,
   );
-  await insertWebhookEvent(c, { sellerId: input.sellerId, orderId: input.orderId, type: 'order.created', createdAt: order.createdAt, data: body });
+  await insertOrder(c, order, { eventId: newEventId(), data: body });
   return { orderId: input.orderId, created: true, createdAt: order.createdAt, body };
 }

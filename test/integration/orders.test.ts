@@ -6,7 +6,7 @@ import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.j
 import { withTransaction } from '../../src/db/pool.js';
 import { lockOrder, updateFulfillment } from '../../src/db/orders.js';
 import { webhookEventsOfOrder } from '../../src/db/webhook-events.js';
-import { CheckoutError, enterOrder, type CheckoutInput } from '../../src/orders/checkout.js';
+import { CheckoutError, checkoutOrder, enterOrder, type CheckoutInput } from '../../src/orders/checkout.js';
 import { orderSchema } from '../../src/contract/orders.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/api/openapi/document.js';
@@ -55,11 +55,10 @@ async function listing(seller: number, price: number, quantity: number, external
   return skuId;
 }
 
+/** An order entered as a checkout enters it (checkoutOrder: a transaction of its own). */
 async function enter(input: Partial<CheckoutInput> & { lines: CheckoutInput['lines'] }): Promise<string> {
   const orderId = input.orderId ?? `ord_t${++n}`;
-  const r = await withTransaction(ctx.pool, (c) =>
-    enterOrder(c, { sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', ...input, orderId }),
-  );
+  const r = await checkoutOrder(ctx.pool, { sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', ...input, orderId });
   expect(r.created).toBe(true);
   return orderId;
 }
@@ -270,6 +269,38 @@ describe('entry and reads', () => {
     expect(lost[0]!.reason).toBeInstanceOf(CheckoutError);
     expect((lost[0]!.reason as Error).message).toBe(`lines[0].quantity: 1 requested, 0 available for sku ${last}`);
     expect(await available(last)).toBe(0);
+  });
+
+  it('checkoutOrder: many concurrent entries for the last units of a listing sell exactly the stock; a refusal writes nothing', async () => {
+    const a = await listing(MAPLE, 700, 3);
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) =>
+        checkoutOrder(ctx.pool, {
+          orderId: `ord_rush${n}_${i}`,
+          sellerId: MAPLE,
+          currency: 'CAD',
+          customer,
+          shippingMethod: 'Tracked',
+          lines: [{ skuId: a, quantity: 1 }],
+        }),
+      ),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(won).toHaveLength(3);
+    expect(lost.map((r) => (r.reason as Error).message)).toEqual(Array(5).fill(`lines[0].quantity: 1 requested, 0 available for sku ${a}`));
+    expect(await available(a)).toBe(0);
+    const ids = won.map((r) => (r as PromiseFulfilledResult<{ orderId: string }>).value.orderId);
+    const stored = await ctx.pool.query(`SELECT order_id FROM orders WHERE order_id LIKE $1 ORDER BY order_id`, [`ord_rush${n}_%`]);
+    expect(stored.rows.map((r) => r.order_id)).toEqual([...ids].sort());
+    // Each entered order has exactly its one order.created, whose data is the detail's bytes.
+    for (const id of ids) {
+      const events = await webhookEventsOfOrder(ctx.pool, id);
+      expect(events.map((e) => e.type)).toEqual(['order.created']);
+      expect(events[0]!.data).toBe(dataText(await detail(id)));
+    }
+    const outbox = await ctx.pool.query(`SELECT count(*)::int AS n FROM webhook_events WHERE order_id LIKE $1`, [`ord_rush${n}_%`]);
+    expect(outbox.rows[0].n).toBe(3);
   });
 
   it('an existing order id is left as it is: no second hold, no second event', async () => {
