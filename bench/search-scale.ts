@@ -4,7 +4,11 @@
 // pages 21 deep), plus the product page of the busiest product and a 500-pair cart lookup.
 //
 //   . .stack/env && npm run bench:search-scale -- [--prefix mp] [--api http://127.0.0.1:3000]
-//       [--reps 2] [--reps8 1] [--connections 1,8] [--only landing,condition]
+//       [--reps 2] [--reps8 1] [--connections 1,8] [--only landing,condition] [--pg 1]
+//
+// --pg N: instead, the same reads through the PostgreSQL fallback (Degraded Mode's pgReads, one
+// at a time, N passes, its statement timeout lifted so slow reads are timed, not cut off), with
+// how many would exceed the fallback's own timeout (DEFAULT_PG_READS).
 //
 // Each search runs against Elasticsearch directly (the exact request the API's read code sends,
 // captured from indexReads, with request_cache=false) for `took`, and through the API (its own
@@ -20,6 +24,8 @@ import { createPool } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { indexReads } from '../src/search/index-reads.js';
+import { DEFAULT_PG_READS, pgReads } from '../src/search/pg-reads.js';
+import type { BuyerReads } from '../src/search/reads.js';
 import { encodeSearchCursor } from '../src/search/cursor.js';
 import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/contract/buyer.js';
 import { loadEnv } from '../src/config/env.js';
@@ -34,6 +40,7 @@ const { values } = parseArgs({
     reps8: { type: 'string', default: '1' },
     connections: { type: 'string', default: '1,8' },
     only: { type: 'string' },
+    pg: { type: 'string' },
     /** Skip the direct Elasticsearch runs at 8 connections (the API runs carry the 5xx/degraded answer). */
     es8: { type: 'boolean', default: true },
   },
@@ -110,6 +117,8 @@ interface Req {
   apiPath: string;
   apiBody?: string;
   es: { method: string; path: string; body: string; contentType: string };
+  /** The same read through a BuyerReads (the PostgreSQL fallback for --pg). */
+  read: (r: BuyerReads) => Promise<unknown>;
 }
 const captureEs = createEsClient(env.ELASTICSEARCH_URL, 120_000);
 let captured: Req['es'] | null = null;
@@ -153,29 +162,81 @@ for (const c of cases) {
     after = page.nextAfter;
     raw = { ...c.raw, cursor: encodeSearchCursor(env.CURSOR_SECRET, q.sort, after) };
   }
-  await reads.search(searchQuerySchema.parse(raw), after);
+  const q = searchQuerySchema.parse(raw);
+  await reads.search(q, after);
   reqs.push({
     group: c.group,
     label: `${c.deep ? 'page 21 ' : ''}${JSON.stringify(c.raw)}`,
     apiMethod: 'GET',
     apiPath: `/search${qsOf(raw)}`,
     es: take(),
+    read: (r) => r.search(q, after),
   });
 }
 if (values.only === undefined || values.only.split(',').includes('product page')) {
-  await reads.productPage(busiest, productQuerySchema.parse({}));
-  reqs.push({ group: 'product page', label: `busiest product ${busiest}`, apiMethod: 'GET', apiPath: `/products/${busiest}`, es: take() });
+  const q = productQuerySchema.parse({});
+  await reads.productPage(busiest, q);
+  reqs.push({
+    group: 'product page',
+    label: `busiest product ${busiest}`,
+    apiMethod: 'GET',
+    apiPath: `/products/${busiest}`,
+    es: take(),
+    read: (r) => r.productPage(busiest, q),
+  });
 }
 if (values.only === undefined || values.only.split(',').includes('cart 500')) {
   const lines = cartPairs.map((r) => ({ sellerId: Number(r.seller_id), skuId: Number(r.sku_id) }));
-  await reads.lookup(lookupBodySchema.parse({ lines }));
-  reqs.push({ group: 'cart 500', label: '500-pair lookup', apiMethod: 'POST', apiPath: '/lines/lookup', apiBody: JSON.stringify({ lines }), es: take() });
+  const body = lookupBodySchema.parse({ lines });
+  await reads.lookup(body);
+  reqs.push({
+    group: 'cart 500',
+    label: '500-pair lookup',
+    apiMethod: 'POST',
+    apiPath: '/lines/lookup',
+    apiBody: JSON.stringify({ lines }),
+    es: take(),
+    read: (r) => r.lookup(body),
+  });
 }
 await captureEs.close();
 const searches = reqs.filter((r) => r.apiPath.startsWith('/search'));
 log(
   `mix: ${searches.length} distinct searches (${new Set(searches.map((r) => r.apiPath)).size} distinct URLs) + ${reqs.length - searches.length} other reads; prepared in ${Math.round(performance.now() - t0)} ms; ${load()}`,
 );
+
+// ---- --pg: the PostgreSQL fallback's cost for the same reads, then exit ----
+if (values.pg !== undefined) {
+  const budget = DEFAULT_PG_READS.statementTimeoutMs;
+  const pgPool = createPool(env.DATABASE_URL, 2);
+  const fallback = pgReads(pgPool, { statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
+  const byGroup = new Map<string, number[]>();
+  const rows: string[] = [];
+  const loadStart = load();
+  for (let pass = 0; pass < Number(values.pg); pass++) {
+    for (const r of reqs) {
+      const started = performance.now();
+      await r.read(fallback);
+      const ms = performance.now() - started;
+      byGroup.set(r.group, [...(byGroup.get(r.group) ?? []), ms]);
+      rows.push(`| ${r.label} | ${Math.round(ms)} |`);
+      log(`pg ${r.label}: ${Math.round(ms)} ms`);
+    }
+  }
+  const all = [...byGroup].filter(([g]) => !['product page', 'cart 500'].includes(g)).flatMap(([, v]) => v);
+  console.log(`## bench:search-scale --pg ${new Date().toISOString()}: the PostgreSQL fallback, one read at a time (${loadStart} -> ${load()})`);
+  console.log(`| group | reads | wall p50 / p99 ms | over the fallback's ${budget} ms statement timeout |\n|---|---|---|---|`);
+  for (const [g, v] of [...byGroup, ['all searches', all] as [string, number[]]]) {
+    const sorted = [...v].sort((a, b) => a - b);
+    console.log(`| ${g} | ${v.length} | ${Math.round(pct(sorted, 0.5))} / ${Math.round(pct(sorted, 0.99))} | ${v.filter((ms) => ms > budget).length} |`);
+  }
+  console.log('\n| read | wall ms |\n|---|---|');
+  for (const l of rows) console.log(l);
+  await pgPool.end();
+  await pool.end();
+  await es.close();
+  process.exit(0);
+}
 
 // ---- the API ----
 let apiBase = values.api;
