@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { searchQuerySchema } from '../../src/contract/buyer.js';
 import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/queries/card-search.js';
-import { cardDoc, foldOffer, handoffOfferDoc, nativeOfferDoc, type CardFold } from '../../src/search/documents.js';
+import { cardDoc, cardFolds, foldOffer, handoffOfferDoc, nativeOfferDoc } from '../../src/search/documents.js';
 import type { SellerFacts } from '../../src/db/offer-source.js';
 
 const q = (raw: Record<string, string | string[]>) => searchQuerySchema.parse(raw);
@@ -99,7 +99,7 @@ describe('product card fold', () => {
   const sku = (skuId: number, condition: string | null, language: string | null) => ({ skuId, productId: 5, condition, language, finish: null });
 
   it('folds only shown offers: min price, distinct stores, sealed and native flags, sorted distinct values', () => {
-    const folds = new Map<number, CardFold>();
+    const folds = cardFolds();
     foldOffer(
       folds,
       nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 1 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false),
@@ -123,7 +123,7 @@ describe('product card fold', () => {
         product,
       ),
     );
-    const card = cardDoc(folds.get(5)!);
+    const card = cardDoc(folds.products.get(5)!);
     expect(card).toMatchObject({
       docType: 'card',
       productId: 5,
@@ -140,12 +140,12 @@ describe('product card fold', () => {
   });
 
   it('gives no fold for a product without a shown offer, and no disclosures for a handoff-only product', () => {
-    const folds = new Map<number, CardFold>();
+    const folds = cardFolds();
     foldOffer(
       folds,
       nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 0 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false),
     );
-    expect(folds.size).toBe(0);
+    expect(folds.products.size).toBe(0);
     foldOffer(
       folds,
       handoffOfferDoc(
@@ -155,7 +155,7 @@ describe('product card fold', () => {
         product,
       ),
     );
-    expect(cardDoc(folds.get(5)!)).toMatchObject({
+    expect(cardDoc(folds.products.get(5)!)).toMatchObject({
       sellerFacet: [],
       condition: [],
       card: { disclosures: null, fulfillmentObligation: null, isSealed: false },
