@@ -58,9 +58,6 @@ export function comboField(dims: readonly Dim[]): string {
   return `x_${dims.join('')}`;
 }
 
-/** Every combination field, for the mapping's shape check. */
-export const COMBO_FIELDS: readonly string[] = COMBOS.map((c) => c.field);
-
 const DIM_INDEX: Record<Dim, number> = { c: 0, l: 1, f: 2, m: 3, s: 4 };
 
 /**

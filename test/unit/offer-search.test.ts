@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { searchQuerySchema } from '../../src/contract/buyer.js';
 import { offerFacetPlan, offerFilter, offerSearchBody, offerSearchPage, offerSelections } from '../../src/search/queries/offer-search.js';
-import type { CardGroup } from '../../src/search/offer-groups.js';
+import { comboValues, type CardGroup } from '../../src/search/offer-groups.js';
+import { indexDefinition } from '../../indexer/index-admin.js';
 
 // offerSearchBody() and offerSearchPage(), one case per input feature, asserting the exact
 // Elasticsearch clauses (in the manner of Vendure's build-elastic-body.spec.ts). Queries go
@@ -243,5 +244,32 @@ describe('offerSearchPage', () => {
     ]);
     expect(page.facets.seller).toEqual([{ sellerCode: 'maple', storeName: 'Maple', count: 4 }]);
     expect(page.facets.language).toEqual([{ value: 'English', count: 3 }]);
+  });
+});
+
+describe('the mapping', () => {
+  it('maps every combination field a card can carry (20: pairs and triples of five dimensions) as an eager keyword', () => {
+    const full: CardGroup = {
+      skuId: 1,
+      storeKey: 'n:1',
+      lane: 'native',
+      checkoutMode: 'express',
+      sellerCode: 'maple',
+      sellerFacet: `maple${Z}Maple`,
+      condition: 'Near Mint',
+      language: 'English',
+      finish: 'Foil',
+      isSealed: false,
+      price: 1,
+    };
+    const fields = Object.keys(comboValues([full]));
+    expect(fields).toHaveLength(20);
+    const props = (indexDefinition().mappings as { properties: Record<string, unknown> }).properties;
+    for (const f of fields) expect(props[f], f).toEqual({ type: 'keyword', eager_global_ordinals: true });
+    expect(
+      Object.keys(props)
+        .filter((k) => k.startsWith('x_'))
+        .sort(),
+    ).toEqual(fields.sort());
   });
 });
