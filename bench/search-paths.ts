@@ -6,7 +6,7 @@ import { loadEnv } from '../src/config/env.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { searchQuerySchema } from '../src/contract/buyer.js';
-import { searchBody } from '../src/search/queries/search-body.js';
+import { searchBody } from './search-models/offer-path.js';
 import { cardSearchBody } from '../src/search/queries/card-search.js';
 import { load } from './world.js';
 

@@ -19,8 +19,8 @@ import {
   type VariantFacts,
 } from '../src/db/offer-source.js';
 import {
-  type CardFold,
   cardDoc,
+  cardFolds,
   docId,
   foldOffer,
   handoffOfferDocs,
@@ -170,10 +170,10 @@ export async function cardOps(db: Db, productIds: number[], poBox: boolean): Pro
   const rows = await nativeRowsOfProducts(db, productIds);
   const variants = await variantsOfProducts(db, productIds);
   const offers = [...(await offerOpsOfRows(db, rows, poBox)), ...(await handoffOpsOfVariants(db, variants))];
-  const folds = new Map<number, CardFold>();
+  const folds = cardFolds();
   for (const op of offers) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
   return productIds.map((id) => {
-    const f = folds.get(id);
+    const f = folds.products.get(id);
     return { id: docId.card(id), doc: f ? cardDoc(f) : null };
   });
 }

@@ -4,7 +4,7 @@ import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
 import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snapshotFacts, type DocOp } from './build-ops.js';
-import { cardDoc, docId, foldOffer, type CardFold } from '../src/search/documents.js';
+import { cardDoc, cardFolds, docId, foldOffer } from '../src/search/documents.js';
 import { serializeOps, writeSerialized, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
@@ -156,7 +156,7 @@ async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (
  */
 export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGenerator<DocOp[]> {
   const facts = snapshotFacts();
-  const folds = new Map<number, CardFold>();
+  const folds = cardFolds();
   const folding = (ops: DocOp[]) => {
     for (const op of ops) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
     return ops;
@@ -177,7 +177,7 @@ export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGene
     lastVariant = ids[ids.length - 1]!;
   }
   let cards: DocOp[] = [];
-  for (const f of folds.values()) {
+  for (const f of folds.products.values()) {
     cards.push({ id: docId.card(f.fields.item.productId), doc: cardDoc(f) });
     if (cards.length === CHUNK) {
       yield cards;
@@ -185,7 +185,8 @@ export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGene
     }
   }
   if (cards.length > 0) yield cards;
-  folds.clear();
+  folds.products.clear();
+  folds.strings.clear();
   const tables = [
     ['products', productOps],
     ['skus', skuOps],

@@ -16,7 +16,7 @@ import { loadEnv } from '../../src/config/env.js';
 import { createPool } from '../../src/db/pool.js';
 import { createEsClient } from '../../src/es/client.js';
 import { poBoxSuspended } from '../../src/db/offer-source.js';
-import { cardDoc, foldOffer, searchItem, type CardFold } from '../../src/search/documents.js';
+import { cardDoc as productCard, cardFolds, foldOffer, searchItem, type CardFold } from '../../src/search/documents.js';
 import { snapshotChunks } from '../../indexer/rebuild.js';
 import { writeSerialized, type BulkBody } from '../../indexer/bulk.js';
 import { load } from '../world.js';
@@ -54,7 +54,14 @@ const log = (m: string) => console.error(`[build ${new Date().toISOString().slic
 
 // ---- 1. one snapshot pass: offer documents -> groups per product and the current card folds
 const products = new Map<number, ProductGroups>();
-const folds = new Map<number, CardFold>();
+const folds = cardFolds();
+// The card as it was before the model was adopted (src/ now writes groups and combination keys):
+// the prototypes below add their own.
+function cardDoc(f: CardFold): Record<string, unknown> {
+  const { docType, productId, sortKey, nameTerms, category, set, rarity, collectorNumber, condition, language, finish, sellerFacet, card } =
+    productCard(f);
+  return { docType, productId, sortKey, nameTerms, category, set, rarity, collectorNumber, condition, language, finish, sellerFacet, card };
+}
 let offers = 0;
 const t0 = performance.now();
 if (values.from) {
@@ -103,7 +110,7 @@ function* nestedDocs(): Generator<Doc> {
       yield { id: `c:${productId}`, doc: read };
       continue;
     }
-    const card = cardDoc(folds.get(productId)!);
+    const card = cardDoc(folds.products.get(productId)!);
     yield { id: `c:${productId}`, doc: { ...card, groups: [...p.groups.values()].map(groupSource) } };
   }
 }
@@ -134,7 +141,7 @@ function* comboDocs(max: number = 5): Generator<Doc> {
 }
 
 function* cardDocs(): Generator<Doc> {
-  for (const [productId, f] of folds) yield { id: `c:${productId}`, doc: cardDoc(f) as unknown as Record<string, unknown> };
+  for (const [productId, f] of folds.products) yield { id: `c:${productId}`, doc: cardDoc(f) };
 }
 
 function* skuDocs(): Generator<Doc> {

@@ -3,7 +3,7 @@
 import { loadEnv } from '../../src/config/env.js';
 import { createEsClient } from '../../src/es/client.js';
 import { searchQuerySchema } from '../../src/contract/buyer.js';
-import { searchBody } from '../../src/search/queries/search-body.js';
+import { searchBody } from './offer-path.js';
 import { cardSearchBody, usesCards } from '../../src/search/queries/card-search.js';
 import { load } from '../world.js';
 const es = createEsClient(loadEnv().ELASTICSEARCH_URL, 120_000);

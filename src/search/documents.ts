@@ -1,6 +1,7 @@
 import type { Offer, Product, SearchItem } from '../contract/buyer.js';
 import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from '../contract/policy.js';
 import type { HandoffStoreFacts, ListingFacts, NativeRow, ProductFacts, SellerCounts, SellerFacts, SkuFacts, VariantFacts } from '../db/offer-source.js';
+import { comboValues, type CardGroup } from './offer-groups.js';
 import { productSortKey, terms } from './text.js';
 
 // One Elasticsearch index holds five document types (see docs/search-design.md):
@@ -12,7 +13,8 @@ import { productSortKey, terms } from './text.js';
 //   seller  s:{sellerId}    name and readiness for the cart lookup; the seller's counters
 //           (salesCount, reviewScore) that the product page joins into native offers at read time.
 //   card    c:{productId}   a product with at least one shown offer, summarizing them all: search
-//           answers unfiltered-by-offer queries (the landing grid) from these, one per product.
+//           answers every query from these, one per product (the offer-level filters from the
+//           card's (sku, store) groups and combination keys: offer-groups.ts).
 // The wire objects (offer, product, ...) are stored ready-made in non-indexed fields, so reads
 // return them without reassembly.
 
@@ -98,8 +100,8 @@ export interface SellerDoc {
 /**
  * A product's shown offers folded into one document: the multi-valued offer facets say which
  * values at least one shown offer has, so a terms aggregation's doc_count is the product count a
- * facet shows, and `card` is the search item ready-made. Only for queries without offer-level
- * filters (docs/search-design.md).
+ * facet shows, and `card` is the search item ready-made (queries without offer-level filters).
+ * Its groups and combination keys answer offer-level filters (docs/search-design.md).
  */
 export interface CardDoc extends Omit<ProductFields, 'item'> {
   docType: 'card';
@@ -107,8 +109,15 @@ export interface CardDoc extends Omit<ProductFields, 'item'> {
   condition: string[];
   language: string[];
   finish: string[];
+  sellerCode: string[];
   sellerFacet: string[];
+  checkoutMode: CardGroup['checkoutMode'][];
+  /** The search item when no offer-level filter applies (every group matches). */
   card: SearchItem;
+  /** Nested: one per shown (sku, store), sorted by skuId then storeKey. */
+  groups: CardGroup[];
+  /** Combination keys (offer-groups.ts): x_cl, x_cls, ... -> sorted distinct tuples; empty ones left out. */
+  [combo: `x_${string}`]: string[];
 }
 
 export type IndexDoc = OfferDoc | ProductDoc | SkuDoc | SellerDoc | CardDoc;
@@ -383,61 +392,119 @@ export function searchItem(item: ProductFields['item'], m: MatchingOffers): Sear
   };
 }
 
-/** What one product's shown offers add up to, built one offer at a time (rebuild streams offers). */
+/**
+ * One product's shown offers grouped by (sku, store), built one offer at a time (the rebuild
+ * streams offers, a product's spread over many chunks). Everything on the card derives from the
+ * groups when it is written, so the order offers arrive in does not matter.
+ */
 export interface CardFold {
   fields: ProductFields;
-  fromPrice: number;
-  stores: Set<string>;
-  isSealed: boolean;
-  hasNative: boolean;
-  condition: Set<string>;
-  language: Set<string>;
-  finish: Set<string>;
-  sellerFacet: Set<string>;
+  /** By `skuId|storeKey`. */
+  groups: Map<string, CardGroup>;
 }
 
-/** Adds one offer document to its product's fold (`folds` by productId); not-shown offers count for nothing. */
-export function foldOffer(folds: Map<number, CardFold>, o: OfferDoc): void {
+/** The folds of many products, plus one copy of each repeated string (a rebuild holds every fold). */
+export interface CardFolds {
+  products: Map<number, CardFold>;
+  strings: Map<string, string>;
+}
+
+export function cardFolds(): CardFolds {
+  return { products: new Map(), strings: new Map() };
+}
+
+// Values repeat across millions of offers (sellerFacet and storeKey are built per offer): a fold
+// keeps one copy. Bounded, so a long-lived set of folds cannot grow without limit.
+const MAX_INTERNED = 100_000;
+function intern(folds: CardFolds, s: string | null): string | null {
+  if (s === null) return null;
+  const got = folds.strings.get(s);
+  if (got !== undefined) return got;
+  if (folds.strings.size < MAX_INTERNED) folds.strings.set(s, s);
+  return s;
+}
+
+/** Adds one offer document to its product's fold; not-shown offers count for nothing. */
+export function foldOffer(folds: CardFolds, o: OfferDoc): void {
   if (!o.shown) return;
-  let f = folds.get(o.productId);
+  let f = folds.products.get(o.productId);
   if (!f) {
     const { sortKey, nameTerms, category, set, rarity, collectorNumber, item } = o;
-    f = {
-      fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item },
-      fromPrice: o.price,
-      stores: new Set(),
-      isSealed: false,
-      hasNative: false,
-      condition: new Set(),
-      language: new Set(),
-      finish: new Set(),
-      sellerFacet: new Set(),
-    };
-    folds.set(o.productId, f);
+    f = { fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item }, groups: new Map() };
+    folds.products.set(o.productId, f);
   }
-  f.fromPrice = Math.min(f.fromPrice, o.price);
-  f.stores.add(o.storeKey);
-  f.isSealed ||= o.isSealed;
-  f.hasNative ||= o.lane === 'native';
-  if (o.condition !== null) f.condition.add(o.condition);
-  if (o.language !== null) f.language.add(o.language);
-  if (o.finish !== null) f.finish.add(o.finish);
-  if (o.sellerFacet !== null) f.sellerFacet.add(o.sellerFacet);
+  const key = `${o.skuId}|${o.storeKey}`;
+  const g = f.groups.get(key);
+  if (g) {
+    if (o.price < g.price) g.price = o.price;
+    return;
+  }
+  f.groups.set(key, {
+    skuId: o.skuId,
+    storeKey: intern(folds, o.storeKey)!,
+    lane: o.lane,
+    checkoutMode: o.checkoutMode,
+    sellerCode: intern(folds, o.sellerCode),
+    sellerFacet: intern(folds, o.sellerFacet),
+    condition: intern(folds, o.condition),
+    language: intern(folds, o.language),
+    finish: intern(folds, o.finish),
+    isSealed: o.isSealed,
+    price: o.price,
+  });
 }
 
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // Sorted, so a recomputed card is byte-identical to the one it replaces (and to a rebuild's).
 const sorted = (s: Set<string>) => [...s].sort();
+const add = (s: Set<string>, v: string | null) => {
+  if (v !== null) s.add(v);
+};
 
 export function cardDoc(f: CardFold): CardDoc {
   const { item, ...fields } = f.fields;
+  const groups = [...f.groups.values()].sort((a, b) => a.skuId - b.skuId || byCodeUnits(a.storeKey, b.storeKey));
+  const condition = new Set<string>();
+  const language = new Set<string>();
+  const finish = new Set<string>();
+  const sellerCode = new Set<string>();
+  const sellerFacet = new Set<string>();
+  const checkoutMode = new Set<string>();
+  for (const g of groups) {
+    add(condition, g.condition);
+    add(language, g.language);
+    add(finish, g.finish);
+    add(sellerCode, g.sellerCode);
+    add(sellerFacet, g.sellerFacet);
+    checkoutMode.add(g.checkoutMode);
+  }
   return {
     docType: 'card',
     productId: item.productId,
     ...fields,
-    condition: sorted(f.condition),
-    language: sorted(f.language),
-    finish: sorted(f.finish),
-    sellerFacet: sorted(f.sellerFacet),
-    card: searchItem(item, { fromPrice: f.fromPrice, sellerCount: f.stores.size, isSealed: f.isSealed, hasNative: f.hasNative }),
+    condition: sorted(condition),
+    language: sorted(language),
+    finish: sorted(finish),
+    sellerCode: sorted(sellerCode),
+    sellerFacet: sorted(sellerFacet),
+    checkoutMode: sorted(checkoutMode) as CardGroup['checkoutMode'][],
+    card: searchItem(item, matchingOffers(groups)),
+    groups,
+    ...comboValues(groups),
   };
+}
+
+/** What a product's groups (all of them, or those matching a search's offer-level filters) add up to. */
+export function matchingOffers(groups: readonly CardGroup[]): MatchingOffers {
+  let fromPrice = Infinity;
+  let isSealed = false;
+  let hasNative = false;
+  const stores = new Set<string>();
+  for (const g of groups) {
+    if (g.price < fromPrice) fromPrice = g.price;
+    stores.add(g.storeKey);
+    isSealed ||= g.isSealed;
+    hasNative ||= g.lane === 'native';
+  }
+  return { fromPrice, sellerCount: stores.size, isSealed, hasNative };
 }

@@ -2,8 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Product } from '../contract/buyer.js';
 import { docId, joinOffer, type OfferDoc, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
-import { searchBody } from './queries/search-body.js';
-import { searchPage } from './queries/search-result.js';
+import { offerSearchBody, offerSearchPage } from './queries/offer-search.js';
 import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
 import { cartLines, lookupIds, type LookupDocs } from './queries/lookup.js';
 import type { BuyerReads } from './reads.js';
@@ -72,8 +71,8 @@ export function indexReads(es: Client, alias: string): BuyerReads {
         const res = await es.search({ index: alias, allow_partial_search_results: false, ...cardSearchBody(q, after) });
         return cardSearchPage(res, q.limit);
       }
-      const res = await es.search({ index: alias, allow_partial_search_results: false, ...searchBody(q, after) });
-      return searchPage(res.aggregations as Record<string, unknown>, q.limit);
+      const res = await es.search({ index: alias, allow_partial_search_results: false, ...offerSearchBody(q, after) });
+      return offerSearchPage(res, q);
     },
 
     async lookup(body) {

@@ -26,7 +26,7 @@ import {
 } from './documents.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
-import { FACET_SIZE } from './queries/search-body.js';
+import { FACET_SIZE } from './queries/filters.js';
 import type { SearchPage } from './queries/search-result.js';
 import type { BuyerReads } from './reads.js';
 import { compareCodePoints, productSortKey, terms } from './text.js';

@@ -7,6 +7,8 @@ import type { LiveIndexer } from '../../indexer/live.js';
 import type { CardDoc, OfferDoc } from '../../src/search/documents.js';
 import { expectIndexMatchesSource } from '../support/index-diff.js';
 import { indexedVersion, indicesBehind, mappingVersion } from '../../indexer/index-admin.js';
+import { indexReads } from '../../src/search/index-reads.js';
+import { searchQuerySchema } from '../../src/contract/buyer.js';
 
 // Each change a Platform or ops can make must reach the index within 2 s, through the real
 // PostgreSQL triggers, change feed, NOTIFY and bulk writes.
@@ -227,6 +229,24 @@ describe('live indexer', () => {
     });
     await ctx.pool.query(`UPDATE handoff_variants SET price = 120 WHERE variant_id = 55`);
     await eventually(async () => expect((await card(101))!.card.fromPrice).toBe(120));
+  });
+
+  it("renames a store and a seller in the cards' groups and combination keys, which answer offer-level searches", async () => {
+    const card = async (productId: number) => (await doc(`c:${productId}`)) as unknown as CardDoc | null;
+    const reads = indexReads(ctx.es, ctx.index.alias);
+    const sellerFacet = async (raw: Record<string, string>) => (await reads.search(searchQuerySchema.parse(raw), null)).facets.seller;
+    await ctx.pool.query(`UPDATE handoff_stores SET store_name = 'North Shop Two' WHERE store_slug = 'north-shop'`);
+    await ctx.pool.query(`UPDATE sellers SET store_name = 'Maple Cards II' WHERE seller_id = 7`);
+    await eventually(async () => {
+      const c = (await card(101))!;
+      expect(c.groups.map((g) => g.sellerFacet)).toEqual(['maple\u0000Maple Cards II', 'north\u0000North Shop Two']);
+      expect(c.x_cms).toEqual(['Near Mint\u0000express\u0000maple\u0000Maple Cards II', 'Unopened\u0000manual\u0000north\u0000North Shop Two']);
+      // the seller facet under two other offer-level selections reads x_cms
+      expect(await sellerFacet({ condition: 'Unopened', checkoutMode: 'manual' })).toEqual([
+        { sellerCode: 'north', storeName: 'North Shop Two', count: 1 },
+      ]);
+      expect(await sellerFacet({ condition: 'Near Mint', language: 'English' })).toEqual([{ sellerCode: 'maple', storeName: 'Maple Cards II', count: 1 }]);
+    });
   });
 
   it('leaves the index equal to a fresh computation from PostgreSQL', async () => {

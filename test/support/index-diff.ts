@@ -4,14 +4,14 @@ import { expect } from 'vitest';
 import { SNAPSHOT, withTransaction, type Pool } from '../../src/db/pool.js';
 import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../../src/db/offer-source.js';
 import { handoffOps, nativeOps, productOps, sellerOps, skuOps } from '../../indexer/build-ops.js';
-import { cardDoc, docId, foldOffer, type CardFold, type OfferDoc } from '../../src/search/documents.js';
+import { cardDoc, cardFolds, docId, foldOffer, type OfferDoc } from '../../src/search/documents.js';
 
 // "Is the index equal to the truth?": every document computed afresh from PostgreSQL, against
 // every document in the index. Used by the fault and reindex tests after a crash or outage.
 
 export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
-  const folds = new Map<number, CardFold>();
+  const folds = cardFolds();
   await withTransaction(
     pool,
     async (db) => {
@@ -39,7 +39,7 @@ export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
       }
       // Cards: every product with a shown offer, folded from the offers computed above.
       for (const doc of out.values()) if ((doc as { docType: string }).docType === 'offer') foldOffer(folds, doc as OfferDoc);
-      for (const f of folds.values()) out.set(docId.card(f.fields.item.productId), cardDoc(f));
+      for (const f of folds.products.values()) out.set(docId.card(f.fields.item.productId), cardDoc(f));
     },
     SNAPSHOT,
   );

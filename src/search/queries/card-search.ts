@@ -1,7 +1,6 @@
 import { FACETS, type Facets, type SearchItem, type SearchQuery } from '../../contract/buyer.js';
 import type { CardDoc } from '../documents.js';
-import { bool, facetClausesExcept, searchClauses } from './filters.js';
-import { FACET_FIELD, FACET_SIZE } from './search-body.js';
+import { bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses } from './filters.js';
 import { sellerFacetValue, type SearchPage } from './search-result.js';
 
 // GET /search over product cards (one document per product with a shown offer; see
@@ -10,7 +9,7 @@ import { sellerFacetValue, type SearchPage } from './search-result.js';
 // a facet value's product count is the doc_count of its bucket: exact, and a pass over one
 // document per product instead of a cardinality per bucket over every offer (the landing grid).
 
-/** Filters that select offers within a product: their answers need the offer documents. */
+/** No filter selects offers within a product (those need the card's groups: offer-search.ts). */
 export function usesCards(q: SearchQuery): boolean {
   return q.checkoutMode === 'any' && q.sellerCode === undefined && !q.condition && !q.language && !q.finish;
 }
@@ -50,7 +49,7 @@ interface CountBucket {
   doc_count: number;
 }
 
-/** Shapes the response of cardSearchBody() like searchPage() shapes the offer-level one. */
+/** Shapes the response of cardSearchBody() into the contract's items and facets. */
 export function cardSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, limit: number): SearchPage {
   const hits = res.hits.hits as CardHit[];
   const items: SearchItem[] = hits.slice(0, limit).map((h) => h._source.card);

@@ -1,17 +1,33 @@
-import { FACETS, type FacetName, type SearchQuery } from '../../contract/buyer.js';
+import type { FacetName, SearchQuery } from '../../contract/buyer.js';
 import { terms } from '../text.js';
 
-// Search filters as Elasticsearch clauses over offer documents. Facets are disjunctive, so each
-// clause is kept under the facet it belongs to: a facet's counts apply every clause but its own.
+// Search filters as Elasticsearch clauses. Facets are disjunctive, so each clause is kept under the
+// facet it belongs to: a facet's counts apply every clause but its own.
 
 export type Clause = Record<string, unknown>;
 
+/** Facets of the product itself (every offer of a product shares them). */
+export const PRODUCT_FACETS = ['category', 'set', 'rarity', 'collectorNumber'] as const;
+export type ProductFacet = (typeof PRODUCT_FACETS)[number];
+
+/** A card's field per facet: the seller facet's values are sellerCode + U+0000 + storeName. */
+export const FACET_FIELD: Record<FacetName, string> = {
+  category: 'category',
+  set: 'set',
+  rarity: 'rarity',
+  condition: 'condition',
+  language: 'language',
+  finish: 'finish',
+  collectorNumber: 'collectorNumber',
+  seller: 'sellerFacet',
+};
+
+export const FACET_SIZE = 100;
+
 export interface SearchClauses {
-  /** Offer documents a buyer may see; applied to everything. */
-  base: Clause[];
-  /** Filters that are not facets (keyword, checkoutMode). */
+  /** Filters that are not facets (keyword terms). */
   always: Clause[];
-  byFacet: Partial<Record<FacetName, Clause>>;
+  byFacet: Partial<Record<ProductFacet, Clause>>;
 }
 
 /** A filter-context conjunction (no scoring). */
@@ -19,28 +35,23 @@ export const bool = (filter: Clause[]): Clause => ({ bool: { filter } });
 
 export const shownOffers: Clause[] = [{ term: { docType: 'offer' } }, { term: { shown: true } }];
 
-const anyOf = (field: string, values: string[]): Clause => (values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: values } });
+export const anyOf = (field: string, values: readonly string[]): Clause =>
+  values.length === 1 ? { term: { [field]: values[0] } } : { terms: { [field]: [...values] } };
 
+/** The keyword and the product-level selections (offer-level ones: offer-search.ts). */
 export function searchClauses(q: SearchQuery): SearchClauses {
-  const always: Clause[] = [];
   // Every folded term must be a term of the folded name; a keyword with no letters or digits
   // constrains nothing.
-  for (const t of terms(q.keyword ?? '')) always.push({ term: { nameTerms: t } });
-  if (q.checkoutMode !== 'any') always.push({ term: { checkoutMode: q.checkoutMode } });
-
-  const byFacet: Partial<Record<FacetName, Clause>> = {};
+  const always: Clause[] = terms(q.keyword ?? '').map((t) => ({ term: { nameTerms: t } }));
+  const byFacet: Partial<Record<ProductFacet, Clause>> = {};
   if (q.category !== undefined) byFacet.category = anyOf('category', [q.category]);
   if (q.set !== undefined) byFacet.set = anyOf('set', [q.set]);
   if (q.rarity !== undefined) byFacet.rarity = anyOf('rarity', [q.rarity]);
   if (q.collectorNumber) byFacet.collectorNumber = anyOf('collectorNumber', q.collectorNumber);
-  if (q.condition) byFacet.condition = anyOf('condition', q.condition);
-  if (q.language) byFacet.language = anyOf('language', q.language);
-  if (q.finish) byFacet.finish = anyOf('finish', q.finish);
-  if (q.sellerCode !== undefined) byFacet.seller = anyOf('sellerCode', [q.sellerCode]);
-  return { base: shownOffers, always, byFacet };
+  return { always, byFacet };
 }
 
-/** Every facet clause except `except`'s own. */
+/** Every product-level facet clause except `except`'s own. */
 export function facetClausesExcept(c: SearchClauses, except: FacetName | null): Clause[] {
-  return FACETS.filter((f) => f !== except && c.byFacet[f] !== undefined).map((f) => c.byFacet[f]!);
+  return PRODUCT_FACETS.filter((f) => f !== except && c.byFacet[f] !== undefined).map((f) => c.byFacet[f]!);
 }
