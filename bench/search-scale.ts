@@ -4,7 +4,7 @@
 // pages 21 deep), plus the product page of the busiest product and a 500-pair cart lookup.
 //
 //   . .stack/env && npm run bench:search-scale -- [--prefix mp] [--api http://127.0.0.1:3000]
-//       [--reps 2] [--reps8 1] [--connections 1,8] [--only landing,condition] [--pg 1]
+//       [--reps 2] [--reps8 1] [--warm 3] [--connections 1,8] [--only landing,condition] [--pg 1]
 //
 // --pg N: instead, the same reads through the PostgreSQL fallback (Degraded Mode's pgReads, one
 // at a time, N passes, its statement timeout lifted so slow reads are timed, not cut off), with
@@ -41,6 +41,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '1,8' },
     only: { type: 'string' },
     pg: { type: 'string' },
+    /** Unmeasured passes through the API first (its JIT and the page cache warm, as a running server's are). */
+    warm: { type: 'string', default: '3' },
     /** Skip the direct Elasticsearch runs at 8 connections (the API runs carry the 5xx/degraded answer). */
     es8: { type: 'boolean', default: true },
   },
@@ -376,8 +378,8 @@ const worst: string[] = [];
 try {
   for (const c of values.connections.split(',').map(Number)) {
     const n = Number(c === 1 ? values.reps : values.reps8);
-    // warm: one pass through the API at 1 connection (JIT, page cache), not measured
-    if (c === Number(values.connections.split(',')[0])) await loop(passes(1), 1, sendApi);
+    // warm: passes through the API at 1 connection (JIT, page cache), not measured
+    if (c === Number(values.connections.split(',')[0])) await loop(passes(Number(values.warm)), 1, sendApi);
     const loadEsStart = load();
     const e = values.es8 || c === 1 ? await loop(passes(n), c, sendEs) : { samples: [], secs: 0 };
     const loadEs = load();

@@ -15,6 +15,16 @@ export function lookupIds(lines: LookupBody['lines']): string[] {
   return [...ids];
 }
 
+/** Small carts stay one request; larger ones split into the offers and the rest (index-reads.ts). */
+export const SPLIT_LOOKUP_AT = 60;
+
+export function lookupIdParts(ids: readonly string[]): string[][] {
+  if (ids.length < SPLIT_LOOKUP_AT) return [[...ids]];
+  const offers = ids.filter((id) => id.startsWith('n:'));
+  const rest = ids.filter((id) => !id.startsWith('n:'));
+  return [offers, rest].filter((p) => p.length > 0);
+}
+
 export interface LookupDocs {
   offers: Map<string, Pick<OfferDoc, 'offer'>>;
   skus: Map<number, Pick<SkuDoc, 'cart'>>;
