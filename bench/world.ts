@@ -101,7 +101,7 @@ export function spawnIndexer(
   log: (m: string) => void,
 ): { child: ChildProcess; batches: IndexerBatch[] } {
   const batches: IndexerBatch[] = [];
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'indexer/main.ts'], {
     cwd: root,
     env: { ...process.env, ...env, INDEXER_METRICS_PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

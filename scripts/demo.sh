@@ -48,7 +48,7 @@ trap 'exit 130' INT TERM
 
 say "starting the indexer (log: .stack/demo-indexer.log); it builds the index on first start"
 # node --import tsx (not npx/tsx wrappers) so that $! is the process itself and Ctrl-C stops it.
-INDEXER_METRICS_PORT="${INDEXER_METRICS_PORT:-9464}" node --import tsx indexer/main.ts > .stack/demo-indexer.log 2>&1 &
+INDEXER_METRICS_PORT="${INDEXER_METRICS_PORT:-9464}" node --max-semi-space-size=64 --import tsx indexer/main.ts > .stack/demo-indexer.log 2>&1 &
 pids+=($!)
 
 say "starting the webhook dispatcher (log: .stack/demo-webhooks.log)"

@@ -163,7 +163,10 @@ export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<C
  */
 export async function checkoutOrder(pool: Pool, input: CheckoutInput): Promise<CheckoutResult> {
   if (input.lines.length === 0) throw new CheckoutError('lines', 'expected at least one line');
-  if (!Number.isInteger(input.sellerId)) throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
+  // Seller ids are int4 (the lock key is too): anything else names no seller.
+  if (!Number.isInteger(input.sellerId) || input.sellerId < 1 || input.sellerId > 2147483647) {
+    throw new CheckoutError('sellerId', `seller ${input.sellerId} does not exist`);
+  }
   return withTransaction(pool, (c) => enterLocked(c, input), {
     advisoryLock: sellerListingsLock(input.sellerId),
     local: { plan_cache_mode: 'force_generic_plan' },

@@ -301,6 +301,19 @@ describe('entry and reads', () => {
     }
     const outbox = await ctx.pool.query(`SELECT count(*)::int AS n FROM webhook_events WHERE order_id LIKE $1`, [`ord_rush${n}_%`]);
     expect(outbox.rows[0].n).toBe(3);
+    // Sellers that do not exist, including ids no lock key can hold, are refusals, not crashes.
+    for (const sellerId of [999, 3_000_000_000, 0]) {
+      const err = await checkoutOrder(ctx.pool, {
+        orderId: `ord_noseller_${sellerId}`,
+        sellerId,
+        currency: 'CAD',
+        customer,
+        shippingMethod: 'Tracked',
+        lines: [{ skuId: a, quantity: 1 }],
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CheckoutError);
+      expect((err as Error).message).toBe(`sellerId: seller ${sellerId} does not exist`);
+    }
   });
 
   it('an existing order id is left as it is: no second hold, no second event', async () => {
