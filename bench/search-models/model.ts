@@ -5,6 +5,7 @@
 //   skus    one summary document per (product, sku) with a shown offer, grouped with collapse.
 // Standalone: nothing under src/ or indexer/ imports this; it reuses their builders read-only.
 import type { OfferDoc, ProductFields } from '../../src/search/documents.js';
+import type { CardGroup } from '../../src/search/offer-groups.js';
 
 export const NESTED_INDEX = 'scale-nested';
 export const COMBO_INDEX = 'scale-combo';
@@ -13,21 +14,8 @@ export const COMBO3_INDEX = 'scale-combo3';
 export const COMBO3_MAX = 3;
 export const SKUS_INDEX = 'scale-skus';
 
-/** One shown (sku, store) group of a product: what every offer-level filter and the item need. */
-export interface Group {
-  skuId: number;
-  storeKey: string;
-  lane: 'native' | 'handoff';
-  checkoutMode: 'express' | 'manual';
-  sellerCode: string | null;
-  sellerFacet: string | null;
-  condition: string | null;
-  language: string | null;
-  finish: string | null;
-  isSealed: boolean;
-  /** Lowest price among the group's shown offers. */
-  price: number;
-}
+/** One shown (sku, store) group of a product: what every offer-level filter and the item need (the product's own type). */
+export type Group = CardGroup;
 
 export interface ProductGroups {
   fields: ProductFields;
