@@ -118,12 +118,24 @@ interface Req {
   apiMethod: 'GET' | 'POST';
   apiPath: string;
   apiBody?: string;
-  es: { method: string; path: string; body: string; contentType: string };
+  /**
+   * The Elasticsearch requests the read sends, in waves: the requests of one wave were sent before
+   * any of them was answered (the cart's two _mgets), waves one after the other (the product
+   * page's _msearch, then its sellers' _mget).
+   */
+  es: EsRequest[][];
   /** The same read through a BuyerReads (the PostgreSQL fallback for --pg). */
   read: (r: BuyerReads) => Promise<unknown>;
 }
+interface EsRequest {
+  method: string;
+  path: string;
+  body: string;
+  contentType: string;
+}
 const captureEs = createEsClient(env.ELASTICSEARCH_URL, 120_000);
-let captured: Req['es'] | null = null;
+let captured: EsRequest[][] = [];
+let answered = true;
 captureEs.diagnostic.on('request', (err, result) => {
   if (err || !result) return;
   const p = result.meta.request.params;
@@ -131,18 +143,24 @@ captureEs.diagnostic.on('request', (err, result) => {
   if (p.path.endsWith('/_search')) qs.set('request_cache', 'false');
   const s = qs.toString();
   const headers = p.headers ?? {};
-  captured = {
+  if (answered || captured.length === 0) captured.push([]);
+  answered = false;
+  captured.at(-1)!.push({
     method: p.method,
     path: `${p.path}${s ? `?${s}` : ''}`,
     body: typeof p.body === 'string' ? p.body : String(p.body ?? ''),
     contentType: String(headers['content-type'] ?? 'application/json'),
-  };
+  });
+});
+captureEs.diagnostic.on('response', () => {
+  answered = true;
 });
 const reads = indexReads(captureEs, alias);
 const take = () => {
   const c = captured;
-  captured = null;
-  if (!c) throw new Error('no Elasticsearch request captured');
+  captured = [];
+  answered = true;
+  if (c.length === 0) throw new Error('no Elasticsearch request captured');
   return c;
 };
 const qsOf = (o: Raw) => {
@@ -308,16 +326,27 @@ function passes(n: number): Req[] {
 
 async function sendEs(r: Req): Promise<Sample> {
   const started = performance.now();
-  // Elasticsearch 9 refuses a compatible-with content type without the matching Accept.
-  const res = await fetch(esBase + r.es.path, {
-    method: r.es.method,
-    body: r.es.body || undefined,
-    headers: { 'content-type': r.es.contentType, accept: r.es.contentType },
-  });
-  const text = await res.text();
-  const ms = performance.now() - started;
-  const took = /^\{"took":(\d+)/.exec(text)?.[1];
-  return { group: r.group, label: r.label, ms, took: took === undefined ? null : Number(took), status: res.status, degraded: false };
+  let took: number | null = null;
+  let status = 200;
+  for (const wave of r.es) {
+    const answers = await Promise.all(
+      wave.map(async (q) => {
+        // Elasticsearch 9 refuses a compatible-with content type without the matching Accept.
+        const res = await fetch(esBase + q.path, {
+          method: q.method,
+          body: q.body || undefined,
+          headers: { 'content-type': q.contentType, accept: q.contentType },
+        });
+        return { status: res.status, text: await res.text() };
+      }),
+    );
+    for (const a of answers) {
+      if (a.status !== 200) status = a.status;
+      const t = /^\{"took":(\d+)/.exec(a.text)?.[1];
+      if (t !== undefined) took = (took ?? 0) + Number(t);
+    }
+  }
+  return { group: r.group, label: r.label, ms: performance.now() - started, took, status, degraded: false };
 }
 async function sendApi(r: Req): Promise<Sample> {
   const started = performance.now();
