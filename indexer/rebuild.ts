@@ -186,7 +186,6 @@ export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGene
   }
   if (cards.length > 0) yield cards;
   folds.products.clear();
-  folds.strings.clear();
   const tables = [
     ['products', productOps],
     ['skus', skuOps],

@@ -393,35 +393,77 @@ export function searchItem(item: ProductFields['item'], m: MatchingOffers): Sear
 }
 
 /**
- * One product's shown offers grouped by (sku, store), built one offer at a time (the rebuild
- * streams offers, a product's spread over many chunks). Everything on the card derives from the
- * groups when it is written, so the order offers arrive in does not matter.
+ * One product's shown offers, kept compact until its card is written (a rebuild streams offers in
+ * seller order, so it holds every product's fold to the end: millions of offers). Each offer is
+ * four numbers in `offers`: skuId, its store's and its sku values' index in the folds' tables,
+ * price. Groups by (sku, store) are formed when the card is written (cardDoc), from the offers
+ * sorted, so the order offers arrive in does not matter.
  */
 export interface CardFold {
   fields: ProductFields;
-  /** By `skuId|storeKey`. */
-  groups: Map<string, CardGroup>;
+  offers: number[];
+  tables: FoldTables;
 }
 
-/** The folds of many products, plus one copy of each repeated string (a rebuild holds every fold). */
+/** A store as its offers show it (one entry per distinct set of values of a storeKey). */
+interface StoreValues {
+  storeKey: string;
+  lane: CardGroup['lane'];
+  checkoutMode: CardGroup['checkoutMode'];
+  sellerCode: string | null;
+  sellerFacet: string | null;
+}
+
+/** A sku's values as its offers show them. */
+interface SkuValues {
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+  isSealed: boolean;
+}
+
+/** The distinct stores and sku values of the folds' offers: their strings are kept once. */
+interface FoldTables {
+  stores: StoreValues[];
+  storeIndex: Map<string, number[]>;
+  skuValues: SkuValues[];
+  skuIndex: Map<string | null, Map<string | null, Map<string | null, number>>>;
+}
+
+/** The folds of many products (a rebuild holds every fold). */
 export interface CardFolds {
   products: Map<number, CardFold>;
-  strings: Map<string, string>;
+  tables: FoldTables;
 }
 
 export function cardFolds(): CardFolds {
-  return { products: new Map(), strings: new Map() };
+  return { products: new Map(), tables: { stores: [], storeIndex: new Map(), skuValues: [], skuIndex: new Map() } };
 }
 
-// Values repeat across millions of offers (sellerFacet and storeKey are built per offer): a fold
-// keeps one copy. Bounded, so a long-lived set of folds cannot grow without limit.
-const MAX_INTERNED = 100_000;
-function intern(folds: CardFolds, s: string | null): string | null {
-  if (s === null) return null;
-  const got = folds.strings.get(s);
-  if (got !== undefined) return got;
-  if (folds.strings.size < MAX_INTERNED) folds.strings.set(s, s);
-  return s;
+function storeOf(t: FoldTables, o: OfferDoc): number {
+  let ids = t.storeIndex.get(o.storeKey);
+  if (!ids) t.storeIndex.set(o.storeKey, (ids = []));
+  for (const i of ids) {
+    const s = t.stores[i]!;
+    if (s.lane === o.lane && s.checkoutMode === o.checkoutMode && s.sellerCode === o.sellerCode && s.sellerFacet === o.sellerFacet) return i;
+  }
+  const { storeKey, lane, checkoutMode, sellerCode, sellerFacet } = o;
+  ids.push(t.stores.length);
+  return t.stores.push({ storeKey, lane, checkoutMode, sellerCode, sellerFacet }) - 1;
+}
+
+function skuValuesOf(t: FoldTables, o: OfferDoc): number {
+  let byLanguage = t.skuIndex.get(o.condition);
+  if (!byLanguage) t.skuIndex.set(o.condition, (byLanguage = new Map()));
+  let byFinish = byLanguage.get(o.language);
+  if (!byFinish) byLanguage.set(o.language, (byFinish = new Map()));
+  const got = byFinish.get(o.finish);
+  // isSealed is a function of condition (SEALED_CONDITION), so the three values key it.
+  if (got !== undefined && t.skuValues[got]!.isSealed === o.isSealed) return got;
+  const { condition, language, finish, isSealed } = o;
+  const i = t.skuValues.push({ condition, language, finish, isSealed }) - 1;
+  if (got === undefined) byFinish.set(o.finish, i);
+  return i;
 }
 
 /** Adds one offer document to its product's fold; not-shown offers count for nothing. */
@@ -430,28 +472,10 @@ export function foldOffer(folds: CardFolds, o: OfferDoc): void {
   let f = folds.products.get(o.productId);
   if (!f) {
     const { sortKey, nameTerms, category, set, rarity, collectorNumber, item } = o;
-    f = { fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item }, groups: new Map() };
+    f = { fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item }, offers: [], tables: folds.tables };
     folds.products.set(o.productId, f);
   }
-  const key = `${o.skuId}|${o.storeKey}`;
-  const g = f.groups.get(key);
-  if (g) {
-    if (o.price < g.price) g.price = o.price;
-    return;
-  }
-  f.groups.set(key, {
-    skuId: o.skuId,
-    storeKey: intern(folds, o.storeKey)!,
-    lane: o.lane,
-    checkoutMode: o.checkoutMode,
-    sellerCode: intern(folds, o.sellerCode),
-    sellerFacet: intern(folds, o.sellerFacet),
-    condition: intern(folds, o.condition),
-    language: intern(folds, o.language),
-    finish: intern(folds, o.finish),
-    isSealed: o.isSealed,
-    price: o.price,
-  });
+  f.offers.push(o.skuId, storeOf(folds.tables, o), skuValuesOf(folds.tables, o), o.price);
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -461,9 +485,48 @@ const add = (s: Set<string>, v: string | null) => {
   if (v !== null) s.add(v);
 };
 
+/**
+ * The fold's (sku, store) groups sorted by skuId then storeKey: the lowest price of each, the other
+ * values from its first offer to arrive (offers of one group agree on them within one snapshot).
+ */
+function foldGroups(f: CardFold): CardGroup[] {
+  const { offers, tables } = f;
+  const n = offers.length / 4;
+  const order = Array.from({ length: n }, (_, i) => i * 4);
+  const storeKey = (at: number) => tables.stores[offers[at + 1]!]!.storeKey;
+  order.sort((a, b) => offers[a]! - offers[b]! || byCodeUnits(storeKey(a), storeKey(b)) || a - b);
+  const groups: CardGroup[] = [];
+  let last: CardGroup | undefined;
+  for (const at of order) {
+    const skuId = offers[at]!;
+    const store = tables.stores[offers[at + 1]!]!;
+    const price = offers[at + 3]!;
+    if (last && last.skuId === skuId && last.storeKey === store.storeKey) {
+      if (price < last.price) last.price = price;
+      continue;
+    }
+    const sku = tables.skuValues[offers[at + 2]!]!;
+    last = {
+      skuId,
+      storeKey: store.storeKey,
+      lane: store.lane,
+      checkoutMode: store.checkoutMode,
+      sellerCode: store.sellerCode,
+      sellerFacet: store.sellerFacet,
+      condition: sku.condition,
+      language: sku.language,
+      finish: sku.finish,
+      isSealed: sku.isSealed,
+      price,
+    };
+    groups.push(last);
+  }
+  return groups;
+}
+
 export function cardDoc(f: CardFold): CardDoc {
   const { item, ...fields } = f.fields;
-  const groups = [...f.groups.values()].sort((a, b) => a.skuId - b.skuId || byCodeUnits(a.storeKey, b.storeKey));
+  const groups = foldGroups(f);
   const condition = new Set<string>();
   const language = new Set<string>();
   const finish = new Set<string>();
