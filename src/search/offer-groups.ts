@@ -63,23 +63,69 @@ const DIM_INDEX: Record<Dim, number> = { c: 0, l: 1, f: 2, m: 3, s: 4 };
 /**
  * The combination fields of a card: per set of two or three dimensions, the sorted distinct
  * tuples of its groups (a group with a null value in the set contributes none: a null never
- * matches a filter nor shows in a facet). Each tuple is one concatenation onto its parent's.
+ * matches a filter nor shows in a facet). Each dimension's distinct values get small numbers on
+ * this card, so tuples are told apart as numbers and only distinct ones become strings (a card
+ * has many groups and few distinct tuples).
  */
 export function comboValues(groups: readonly CardGroup[]): Record<string, string[]> {
-  const sets: Set<string>[] = COMBOS.map(() => new Set());
-  const tuple: (string | null)[] = new Array<string | null>(COMBOS.length);
-  for (const g of groups) {
-    const v: (string | null)[] = [g.condition, g.language, g.finish, g.checkoutMode, g.sellerFacet];
-    for (let i = 0; i < COMBOS.length; i++) {
-      const c = COMBOS[i]!;
-      const last = v[DIM_INDEX[c.dims[c.dims.length - 1]!]] ?? null;
-      const head = (c.parent < 0 ? v[DIM_INDEX[c.dims[0]!]] : tuple[c.parent]) ?? null;
-      const t = head === null || last === null ? null : head + SEP + last;
-      tuple[i] = t;
-      if (t !== null) sets[i]!.add(t);
+  const n = groups.length;
+  const values: string[][] = DIMS.map(() => []);
+  const numbers: Map<string, number>[] = DIMS.map(() => new Map());
+  // The number of group j's value in dimension d at j * DIMS.length + d; -1 for null.
+  const at = new Int32Array(n * DIMS.length);
+  for (let j = 0; j < n; j++) {
+    const g = groups[j]!;
+    const v = [g.condition, g.language, g.finish, g.checkoutMode, g.sellerFacet];
+    for (let d = 0; d < DIMS.length; d++) {
+      const x = v[d] ?? null;
+      let k = -1;
+      if (x !== null) {
+        k = numbers[d]!.get(x) ?? -1;
+        if (k < 0) {
+          k = values[d]!.push(x) - 1;
+          numbers[d]!.set(x, k);
+        }
+      }
+      at[j * DIMS.length + d] = k;
     }
   }
   const out: Record<string, string[]> = {};
-  for (let i = 0; i < COMBOS.length; i++) if (sets[i]!.size > 0) out[COMBOS[i]!.field] = [...sets[i]!].sort();
+  for (const c of COMBOS) {
+    const dims = c.dims.map((d) => DIM_INDEX[d]);
+    let radix = 1;
+    for (const d of dims) radix *= values[d]!.length;
+    if (radix === 0) continue;
+    // A tuple's number is exact while it fits a double's integers; beyond that, its digits as text.
+    const seen = new Set<number | string>();
+    const tuples: string[] = [];
+    for (let j = 0; j < n; j++) {
+      let key = 0;
+      let text = '';
+      for (const d of dims) {
+        const k = at[j * DIMS.length + d]!;
+        if (k < 0) {
+          key = -1;
+          break;
+        }
+        if (radix <= Number.MAX_SAFE_INTEGER) key = key * values[d]!.length + k;
+        else text += `${k},`;
+      }
+      if (key < 0) continue;
+      const id = radix <= Number.MAX_SAFE_INTEGER ? key : text;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      let t = values[dims[0]!]![at[j * DIMS.length + dims[0]!]!]!;
+      for (let i = 1; i < dims.length; i++) t += SEP + values[dims[i]!]![at[j * DIMS.length + dims[i]!]!]!;
+      tuples.push(t);
+    }
+    if (tuples.length === 0) continue;
+    tuples.sort();
+    // Distinct values give distinct tuples (no value but the seller's holds SEP, and it is last);
+    // equal neighbours are dropped all the same, so the result is the set of tuple strings.
+    let w = 1;
+    for (let i = 1; i < tuples.length; i++) if (tuples[i] !== tuples[w - 1]) tuples[w++] = tuples[i]!;
+    tuples.length = w;
+    out[c.field] = tuples;
+  }
   return out;
 }
