@@ -1,5 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { DocOp } from './build-ops.js';
+import { offerDocJson } from '../src/search/documents.js';
 
 export class BulkError extends Error {}
 
@@ -20,22 +21,37 @@ export interface BulkBody {
 /**
  * The bulk body of these ops: the NDJSON the client's own serializer would write for them, made
  * ahead of time so a pipelined writer (rebuild) can serialize the next chunk while the last one is
- * in flight, and handed over as bytes (a string body is scanned once for its length and again to
- * encode it).
+ * in flight, and handed over as bytes. Each line is encoded straight into a reused buffer: joining
+ * the lines first would copy every document once more, and encode the whole body as two-byte text
+ * as soon as one document holds a character beyond Latin-1.
  */
 export function serializeOps(index: string, ops: DocOp[]): BulkBody {
   // Action lines byte-identical to JSON.stringify({ index: { _index, _id } }), without building
   // and walking two objects per document.
   const indexAction = `{"index":{"_index":${JSON.stringify(index)},"_id":`;
   const deleteAction = `{"delete":{"_index":${JSON.stringify(index)},"_id":`;
-  const lines: string[] = [];
+  let pos = 0;
+  const line = (s: string) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+    const need = pos + s.length * 3 + 1;
+    if (need > scratch.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
+      scratch.copy(grown, 0, 0, pos);
+      scratch = grown;
+    }
+    pos += scratch.write(s, pos);
+    scratch[pos++] = 0x0a;
+  };
   for (const op of ops) {
-    if (op.doc) lines.push(`${indexAction}${JSON.stringify(op.id)}}}`, JSON.stringify(op.doc));
-    else lines.push(`${deleteAction}${JSON.stringify(op.id)}}}`);
+    if (op.doc) {
+      line(`${indexAction}${JSON.stringify(op.id)}}}`);
+      line(op.doc.docType === 'offer' ? offerDocJson(op.doc) : JSON.stringify(op.doc));
+    } else line(`${deleteAction}${JSON.stringify(op.id)}}}`);
   }
-  lines.push('');
-  return { body: Buffer.from(lines.join('\n')), items: ops.length };
+  // A copy: the scratch buffer is reused by the next call while this body waits to be sent.
+  return { body: Buffer.from(scratch.subarray(0, pos)), items: ops.length };
 }
+let scratch = Buffer.allocUnsafe(1 << 22);
 
 /**
  * The response keeps only what the error check reads: a full bulk response repeats index name,

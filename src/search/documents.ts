@@ -131,9 +131,17 @@ export const docId = {
   card: (productId: number) => `c:${productId}`,
 };
 
+// A product's fields are the same for each of its offers: built once per facts object (a
+// rebuild's snapshot keeps one per product), so its offers share them and `item` (offerDocJson).
+const productFieldsOf = new WeakMap<ProductFacts, ProductFields>();
+
 export function productFields(productId: number, p: ProductFacts | undefined): ProductFields {
+  if (p) {
+    const got = productFieldsOf.get(p);
+    if (got && got.item.productId === productId) return got;
+  }
   const name = p?.name ?? null;
-  return {
+  const fields: ProductFields = {
     sortKey: productSortKey(name, productId),
     nameTerms: terms(name ?? '').join(' '),
     category: p?.category ?? null,
@@ -150,6 +158,19 @@ export function productFields(productId: number, p: ProductFacts | undefined): P
       imageUrl: p?.imageUrl ?? null,
     },
   };
+  if (p) productFieldsOf.set(p, fields);
+  return fields;
+}
+
+// One disclosures object per category (a pure function of it), shared by that category's offers.
+const disclosuresOf = new Map<string | null, ReturnType<typeof disclosuresFor>>();
+function sharedDisclosures(category: string | null): ReturnType<typeof disclosuresFor> {
+  let d = disclosuresOf.get(category);
+  if (!d) {
+    d = disclosuresFor(category);
+    if (disclosuresOf.size < 1000) disclosuresOf.set(category, d);
+  }
+  return d;
 }
 
 /** A live, matched native listing. Not-shown offers are still indexed for the cart lookup. */
@@ -172,7 +193,7 @@ export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFac
     checkoutMode: 'express',
     sellerCode: seller.sellerCode,
     poBoxDelivery: { status: poBoxSuspended ? 'platform_suspended' : seller.poBoxDelivery },
-    disclosures: disclosuresFor(product?.category ?? null),
+    disclosures: sharedDisclosures(product?.category ?? null),
     fulfillmentObligation: FULFILLMENT_OBLIGATION,
   };
   return {
@@ -197,6 +218,60 @@ export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFac
     ...productFields(sku.productId, product),
     offer,
   };
+}
+
+// JSON of objects shared by many offers (a product's item, disclosures, the fulfillment
+// obligation), made once. These objects are never modified after they are built.
+const jsonOf = new WeakMap<object, string>();
+function sharedJson(o: object | null): string {
+  if (o === null) return 'null';
+  let j = jsonOf.get(o);
+  if (j === undefined) jsonOf.set(o, (j = JSON.stringify(o)));
+  return j;
+}
+const productPartOf = new WeakMap<ProductFields['item'], { f: Omit<ProductFields, 'item'>; json: string }>();
+const q = (s: string | null) => JSON.stringify(s);
+const num = (n: number | null) => (n === null || !Number.isFinite(n) ? 'null' : `${n}`);
+
+/**
+ * JSON.stringify(d) of a native offer document, byte for byte (its keys in nativeOfferDoc's
+ * order; unit test offer-doc-json.test.ts), with the parts its product's offers share written
+ * once: the product's fields and item, disclosures, fulfillment obligation. Other documents
+ * (handoff offers included): JSON.stringify.
+ */
+export function offerDocJson(d: OfferDoc): string {
+  const o = d.offer;
+  if (d.lane !== 'native' || o.lane !== 'native' || o.poBoxDelivery === null || o.salesCount !== undefined || o.reviewScore !== undefined) {
+    return JSON.stringify(d);
+  }
+  let part = productPartOf.get(d.item);
+  const f = part?.f;
+  if (
+    !part ||
+    f!.sortKey !== d.sortKey ||
+    f!.nameTerms !== d.nameTerms ||
+    f!.category !== d.category ||
+    f!.set !== d.set ||
+    f!.rarity !== d.rarity ||
+    f!.collectorNumber !== d.collectorNumber
+  ) {
+    const { sortKey, nameTerms, category, set, rarity, collectorNumber, item } = d;
+    const json = JSON.stringify({ sortKey, nameTerms, category, set, rarity, collectorNumber, item }).slice(1, -1);
+    part = { f: { sortKey, nameTerms, category, set, rarity, collectorNumber }, json };
+    productPartOf.set(d.item, part);
+  }
+  return (
+    `{"docType":${q(d.docType)},"shown":${d.shown},"lane":${q(d.lane)},"productId":${num(d.productId)},"skuId":${num(d.skuId)},` +
+    `"sellerId":${num(d.sellerId)},"ownerId":${num(d.ownerId)},"laneOrder":${num(d.laneOrder)},"storeKey":${q(d.storeKey)},` +
+    `"sellerCode":${q(d.sellerCode)},"sellerFacet":${q(d.sellerFacet)},"condition":${q(d.condition)},"language":${q(d.language)},` +
+    `"finish":${q(d.finish)},"isSealed":${d.isSealed},"price":${num(d.price)},"available":${num(d.available)},` +
+    `"checkoutMode":${q(d.checkoutMode)},${part.json},"offer":{"lane":${q(o.lane)},"productId":${num(o.productId)},` +
+    `"sellerId":${num(o.sellerId)},"storeSlug":${q(o.storeSlug)},"variantId":${num(o.variantId)},"skuId":${num(o.skuId)},` +
+    `"sellerName":${q(o.sellerName)},"condition":${q(o.condition)},"language":${q(o.language)},"finish":${q(o.finish)},` +
+    `"isSealed":${o.isSealed},"price":${num(o.price)},"available":${num(o.available)},"checkoutMode":${q(o.checkoutMode)},` +
+    `"sellerCode":${q(o.sellerCode)},"poBoxDelivery":{"status":${q(o.poBoxDelivery.status)}},` +
+    `"disclosures":${sharedJson(o.disclosures)},"fulfillmentObligation":${sharedJson(o.fulfillmentObligation)}}}`
+  );
 }
 
 /** A handoff store's synced single: browsable while its store is active (DECISIONS.md). */

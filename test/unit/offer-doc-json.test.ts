@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { handoffOfferDoc, nativeOfferDoc, offerDocJson, productFields } from '../../src/search/documents.js';
+import type { ProductFacts, SellerFacts, SkuFacts } from '../../src/db/offer-source.js';
+import { serializeOps } from '../../indexer/bulk.js';
+
+const product = (over: Partial<ProductFacts> = {}): ProductFacts => ({
+  productId: 7,
+  name: 'Éowyn, "Shieldmaiden" \\ 盾',
+  set: 'The Lord of the Rings',
+  category: 'Magic: The Gathering',
+  rarity: 'Mythic',
+  collectorNumber: '102',
+  imageUrl: 'https://img.example/7.jpg',
+  details: [],
+  ...over,
+});
+const sku = (over: Partial<SkuFacts> = {}): SkuFacts => ({
+  skuId: 70,
+  productId: 7,
+  condition: 'Near Mint',
+  language: 'English',
+  finish: 'Foil',
+  ...over,
+});
+const seller = (over: Partial<SellerFacts> = {}): SellerFacts => ({
+  sellerId: 3,
+  sellerCode: 'maple',
+  storeName: 'Maple Cards\u2028 😀',
+  vacation: false,
+  browseEligible: true,
+  poBoxDelivery: 'available',
+  ...over,
+});
+
+describe('offerDocJson', () => {
+  it('writes exactly JSON.stringify of every native offer document, whatever its values', () => {
+    const shared = product();
+    const cases = [
+      nativeOfferDoc({ sellerId: 3, skuId: 70, price: 1999, available: 4 }, sku(), seller(), shared, false),
+      // The same product facts again: its fields and item come from the memo.
+      nativeOfferDoc({ sellerId: 4, skuId: 71, price: 0.5, available: 0 }, sku({ skuId: 71 }), seller({ sellerId: 4 }), shared, true),
+      nativeOfferDoc(
+        { sellerId: 5, skuId: 72, price: 12, available: 1 },
+        sku({ skuId: 72, condition: 'Unopened', language: null, finish: null }),
+        seller({ sellerId: 5, browseEligible: false, poBoxDelivery: 'seller_declines' }),
+        product({ productId: 8, name: null, category: 'Pokémon', set: null, rarity: null, collectorNumber: null, imageUrl: null }),
+        false,
+      ),
+      nativeOfferDoc({ sellerId: 6, skuId: 73, price: 5, available: 2 }, sku({ skuId: 73, productId: 9 }), seller({ sellerId: 6 }), undefined, false),
+    ];
+    for (const d of cases) expect(offerDocJson(d)).toBe(JSON.stringify(d));
+  });
+
+  it('does not take a memoized product part for a document whose product fields differ', () => {
+    const p = product();
+    const d = nativeOfferDoc({ sellerId: 3, skuId: 70, price: 10, available: 1 }, sku(), seller(), p, false);
+    offerDocJson(d);
+    const changed = { ...d, nameTerms: 'other terms', item: productFields(7, p).item };
+    expect(offerDocJson(changed)).toBe(JSON.stringify(changed));
+  });
+
+  it('leaves handoff offers to JSON.stringify', () => {
+    const d = handoffOfferDoc(
+      { variantId: 9, storeSlug: 'north', skuId: 70, productId: 7, price: 300, quantity: 2 },
+      sku(),
+      { storeSlug: 'north', storeName: 'North', sellerCode: null, active: true, reviewSum: 9, reviewCount: 2 },
+      product(),
+    );
+    expect(offerDocJson(d)).toBe(JSON.stringify(d));
+  });
+});
+
+describe('serializeOps', () => {
+  it('writes the NDJSON of JSON.stringify for each action and document, past the reused buffer size', () => {
+    const big = product({ name: 'x'.repeat(3_000_000) });
+    const d = nativeOfferDoc({ sellerId: 3, skuId: 70, price: 1, available: 1 }, sku(), seller(), big, false);
+    const ops = [
+      { id: 'n:3:70', doc: d },
+      { id: 'p:"7"', doc: null },
+      { id: 'n:3:70', doc: nativeOfferDoc({ sellerId: 3, skuId: 70, price: 2, available: 1 }, sku(), seller(), product(), false) },
+    ];
+    const expected =
+      ops
+        .flatMap((op) =>
+          op.doc
+            ? [JSON.stringify({ index: { _index: 'ix', _id: op.id } }), JSON.stringify(op.doc)]
+            : [JSON.stringify({ delete: { _index: 'ix', _id: op.id } })],
+        )
+        .join('\n') + '\n';
+    const body = serializeOps('ix', ops);
+    expect(body.items).toBe(3);
+    expect(body.body.equals(Buffer.from(expected))).toBe(true);
+    expect(serializeOps('ix', []).body.length).toBe(0);
+  });
+});
