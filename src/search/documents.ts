@@ -175,6 +175,8 @@ function sharedDisclosures(category: string | null): ReturnType<typeof disclosur
 
 /** A live, matched native listing. Not-shown offers are still indexed for the cart lookup. */
 export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFacts, product: ProductFacts | undefined, poBoxSuspended: boolean): OfferDoc {
+  // Its fields one by one, in ProductFields' order: a spread after other keys copies slowly.
+  const pf = productFields(sku.productId, product);
   const isSealed = sku.condition === SEALED_CONDITION;
   const offer: StoredOffer = {
     lane: 'native',
@@ -215,7 +217,13 @@ export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFac
     price: l.price,
     available: l.available,
     checkoutMode: 'express',
-    ...productFields(sku.productId, product),
+    sortKey: pf.sortKey,
+    nameTerms: pf.nameTerms,
+    category: pf.category,
+    set: pf.set,
+    rarity: pf.rarity,
+    collectorNumber: pf.collectorNumber,
+    item: pf.item,
     offer,
   };
 }
@@ -279,6 +287,7 @@ export function handoffOfferDoc(v: VariantFacts, sku: SkuFacts | undefined, stor
   const productId = sku?.productId ?? v.productId;
   const condition = sku?.condition ?? null;
   const isSealed = condition === SEALED_CONDITION;
+  const pf = productFields(productId, product);
   const offer: StoredOffer = {
     lane: 'handoff',
     productId,
@@ -320,7 +329,13 @@ export function handoffOfferDoc(v: VariantFacts, sku: SkuFacts | undefined, stor
     price: v.price,
     available: v.quantity,
     checkoutMode: 'manual',
-    ...productFields(productId, product),
+    sortKey: pf.sortKey,
+    nameTerms: pf.nameTerms,
+    category: pf.category,
+    set: pf.set,
+    rarity: pf.rarity,
+    collectorNumber: pf.collectorNumber,
+    item: pf.item,
     offer,
   };
 }

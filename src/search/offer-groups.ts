@@ -42,14 +42,15 @@ export const SEP = '\u0000';
 /** Combination keys cover sets of at most this many dimensions; larger selections use nested queries. */
 export const MAX_COMBO = 3;
 
-/** Every set of two or three dimensions, in DIMS order, with the index of its set minus its last dimension. */
-const COMBOS: { dims: Dim[]; field: string; parent: number }[] = [];
+const DIM_INDEX: Record<Dim, number> = { c: 0, l: 1, f: 2, m: 3, s: 4 };
+
+/** Every set of two or three dimensions, in DIMS order (index: their positions in DIMS). */
+const COMBOS: { dims: Dim[]; index: number[]; field: string }[] = [];
 for (let size = 2; size <= MAX_COMBO; size++) {
   for (let mask = 0; mask < 1 << DIMS.length; mask++) {
     const dims = DIMS.filter((_, i) => mask & (1 << i));
     if (dims.length !== size) continue;
-    const head = dims.slice(0, -1).join('');
-    COMBOS.push({ dims, field: comboField(dims), parent: size === 2 ? -1 : COMBOS.findIndex((c) => c.dims.join('') === head) });
+    COMBOS.push({ dims, index: dims.map((d) => DIM_INDEX[d]), field: comboField(dims) });
   }
 }
 
@@ -57,8 +58,6 @@ for (let size = 2; size <= MAX_COMBO; size++) {
 export function comboField(dims: readonly Dim[]): string {
   return `x_${dims.join('')}`;
 }
-
-const DIM_INDEX: Record<Dim, number> = { c: 0, l: 1, f: 2, m: 3, s: 4 };
 
 /**
  * The combination fields of a card: per set of two or three dimensions, the sorted distinct
@@ -69,63 +68,94 @@ const DIM_INDEX: Record<Dim, number> = { c: 0, l: 1, f: 2, m: 3, s: 4 };
  */
 export function comboValues(groups: readonly CardGroup[]): Record<string, string[]> {
   const n = groups.length;
-  const values: string[][] = DIMS.map(() => []);
-  const numbers: Map<string, number>[] = DIMS.map(() => new Map());
-  // The number of group j's value in dimension d at j * DIMS.length + d; -1 for null.
-  const at = new Int32Array(n * DIMS.length);
+  const W = DIMS.length;
+  if (scratch.length < n * W) scratch = new Int32Array(Math.max(n * W, scratch.length * 2));
+  if (keys.length < n) keys = new Float64Array(Math.max(n, keys.length * 2));
+  // The number of group j's value in dimension d at j * W + d (-1 for null): its index in values[d].
+  const at = scratch;
+  const values: string[][] = [[], [], [], [], []];
   for (let j = 0; j < n; j++) {
     const g = groups[j]!;
-    const v = [g.condition, g.language, g.finish, g.checkoutMode, g.sellerFacet];
-    for (let d = 0; d < DIMS.length; d++) {
-      const x = v[d] ?? null;
-      let k = -1;
-      if (x !== null) {
-        k = numbers[d]!.get(x) ?? -1;
-        if (k < 0) {
-          k = values[d]!.push(x) - 1;
-          numbers[d]!.set(x, k);
-        }
-      }
-      at[j * DIMS.length + d] = k;
-    }
+    at[j * W] = numberOf(values[0]!, g.condition);
+    at[j * W + 1] = numberOf(values[1]!, g.language);
+    at[j * W + 2] = numberOf(values[2]!, g.finish);
+    at[j * W + 3] = numberOf(values[3]!, g.checkoutMode);
+    at[j * W + 4] = numberOf(values[4]!, g.sellerFacet);
   }
   const out: Record<string, string[]> = {};
   for (const c of COMBOS) {
-    const dims = c.dims.map((d) => DIM_INDEX[d]);
+    const dims = c.index;
     let radix = 1;
     for (const d of dims) radix *= values[d]!.length;
     if (radix === 0) continue;
-    // A tuple's number is exact while it fits a double's integers; beyond that, its digits as text.
-    const seen = new Set<number | string>();
+    // A tuple's number (its values' numbers in mixed radix) is exact while it fits a double's
+    // integers; beyond that (never on a real card), its numbers as text.
+    const exact = radix <= Number.MAX_SAFE_INTEGER;
+    const seen = exact && n <= 64 ? null : new Set<number | string>();
+    let distinct = 0;
     const tuples: string[] = [];
     for (let j = 0; j < n; j++) {
       let key = 0;
       let text = '';
       for (const d of dims) {
-        const k = at[j * DIMS.length + d]!;
+        const k = at[j * W + d]!;
         if (k < 0) {
           key = -1;
           break;
         }
-        if (radix <= Number.MAX_SAFE_INTEGER) key = key * values[d]!.length + k;
+        if (exact) key = key * values[d]!.length + k;
         else text += `${k},`;
       }
       if (key < 0) continue;
-      const id = radix <= Number.MAX_SAFE_INTEGER ? key : text;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      let t = values[dims[0]!]![at[j * DIMS.length + dims[0]!]!]!;
-      for (let i = 1; i < dims.length; i++) t += SEP + values[dims[i]!]![at[j * DIMS.length + dims[i]!]!]!;
+      if (seen) {
+        const id = exact ? key : text;
+        if (seen.has(id)) continue;
+        seen.add(id);
+      } else {
+        let i = 0;
+        while (i < distinct && keys[i] !== key) i++;
+        if (i < distinct) continue;
+        keys[distinct++] = key;
+      }
+      let t = values[dims[0]!]![at[j * W + dims[0]!]!]!;
+      for (let i = 1; i < dims.length; i++) t += SEP + values[dims[i]!]![at[j * W + dims[i]!]!]!;
       tuples.push(t);
     }
     if (tuples.length === 0) continue;
-    tuples.sort();
-    // Distinct values give distinct tuples (no value but the seller's holds SEP, and it is last);
-    // equal neighbours are dropped all the same, so the result is the set of tuple strings.
-    let w = 1;
-    for (let i = 1; i < tuples.length; i++) if (tuples[i] !== tuples[w - 1]) tuples[w++] = tuples[i]!;
-    tuples.length = w;
+    if (tuples.length > 1) {
+      tuples.sort(byCodeUnits);
+      // Distinct values give distinct tuples (no value but the seller's holds SEP, and it is last);
+      // equal neighbours are dropped all the same, so the result is the set of tuple strings.
+      let w = 1;
+      for (let i = 1; i < tuples.length; i++) if (tuples[i] !== tuples[w - 1]) tuples[w++] = tuples[i]!;
+      tuples.length = w;
+    }
     out[c.field] = tuples;
   }
   return out;
+}
+
+// Reused between calls (one thread): the value numbers of a card's groups, a combination's tuple numbers.
+let scratch = new Int32Array(1024);
+let keys = new Float64Array(64);
+
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The index of v in values, added if new; -1 for null. A card has few distinct values per
+ * dimension: a scan, and past SCAN_MAX an index by value (kept on the array).
+ */
+const SCAN_MAX = 32;
+function numberOf(values: string[] & { index?: Map<string, number> }, v: string | null): number {
+  if (v === null) return -1;
+  if (values.index) {
+    const got = values.index.get(v);
+    if (got !== undefined) return got;
+    values.index.set(v, values.length);
+    return values.push(v) - 1;
+  }
+  for (let i = 0; i < values.length; i++) if (values[i] === v) return i;
+  if (values.length === SCAN_MAX) values.index = new Map(values.map((x, i) => [x, i]));
+  values.index?.set(v, values.length);
+  return values.push(v) - 1;
 }

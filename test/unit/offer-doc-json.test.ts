@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { handoffOfferDoc, nativeOfferDoc, offerDocJson, productFields } from '../../src/search/documents.js';
 import type { ProductFacts, SellerFacts, SkuFacts } from '../../src/db/offer-source.js';
 import { serializeOps } from '../../indexer/bulk.js';
+import { comboValues, DIMS, SEP, type CardGroup, type Dim } from '../../src/search/offer-groups.js';
 
 const product = (over: Partial<ProductFacts> = {}): ProductFacts => ({
   productId: 7,
@@ -93,3 +94,45 @@ describe('serializeOps', () => {
     expect(serializeOps('ix', []).body.length).toBe(0);
   });
 });
+
+describe('comboValues', () => {
+  it('gives the sorted distinct tuples of many groups as of few (past the scan and small-card limits)', () => {
+    const group = (i: number): CardGroup => ({
+      skuId: i,
+      storeKey: `n:${i % 90}`,
+      lane: 'native',
+      checkoutMode: i % 7 === 0 ? 'manual' : 'express',
+      sellerCode: `s${i % 90}`,
+      sellerFacet: `s${i % 90}\u0000Store ${i % 90}`,
+      condition: i % 11 === 0 ? null : `C${i % 5}`,
+      language: `L${i % 40}`,
+      finish: i % 3 === 0 ? null : 'Foil',
+      isSealed: false,
+      price: i,
+    });
+    const many = Array.from({ length: 300 }, (_, i) => group(i));
+    const expected: Record<string, Set<string>> = {};
+    for (const g of many) {
+      for (const c of comboSets) {
+        const vals = c.map((d) => ({ c: g.condition, l: g.language, f: g.finish, m: g.checkoutMode, s: g.sellerFacet })[d]);
+        if (vals.some((v) => v === null)) continue;
+        (expected[`x_${c.join('')}`] ??= new Set()).add(vals.join(SEP));
+      }
+    }
+    const want = Object.fromEntries(Object.entries(expected).map(([k, v]) => [k, [...v].sort()]));
+    expect(comboValues(many)).toEqual(want);
+    expect(Object.keys(comboValues(many))).toEqual(Object.keys(want).sort((a, b) => comboOrder(a) - comboOrder(b)));
+    // The same groups in another order, and a small card, give the same as a fresh computation.
+    expect(comboValues([...many].reverse())).toEqual(want);
+    expect(comboValues(many.slice(0, 3))).toEqual(comboValues([many[2]!, many[0]!, many[1]!]));
+  });
+});
+
+const comboSets: Dim[][] = [];
+for (const size of [2, 3]) {
+  for (let mask = 0; mask < 32; mask++) {
+    const dims = DIMS.filter((_, i) => mask & (1 << i));
+    if (dims.length === size) comboSets.push(dims);
+  }
+}
+const comboOrder = (field: string) => comboSets.findIndex((c) => `x_${c.join('')}` === field);
