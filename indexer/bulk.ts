@@ -45,6 +45,9 @@ export function serializeOps(index: string, ops: DocOp[]): BulkBody {
   for (const op of ops) {
     if (op.doc) {
       line(`${indexAction}${JSON.stringify(op.id)}}}`);
+      // Cards stay with JSON.stringify: 60% of their bytes are fresh U+0000-joined tuples, which V8's
+      // native escaping writes faster than any hand-made JSON tried (a cardDocJson with cached
+      // group parts was byte-identical but made the 500k sample's documents 0.5 s slower).
       line(op.doc.docType === 'offer' ? offerDocJson(op.doc) : JSON.stringify(op.doc));
     } else line(`${deleteAction}${JSON.stringify(op.id)}}}`);
   }
