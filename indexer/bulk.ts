@@ -16,6 +16,34 @@ export async function writeOps(es: Client, index: string, ops: DocOp[]): Promise
 export interface BulkBody {
   body: Buffer;
   items: number;
+  /** Set when the bytes live in a BodyPool's buffer: hands it back once the request is done. */
+  release?: () => void;
+}
+
+/**
+ * Body buffers reused by a pipelined writer. A fresh Buffer per body (16 MB for a chunk of cards)
+ * is external memory that V8 answers with a full collection every ~64 MB of it: in a rebuild that
+ * marked the half-gigabyte of card folds about once a second, a quarter of the producer's time
+ * (BENCHMARKS.md, "Session 6"). Pooled buffers are allocated once and handed back after each request.
+ */
+export interface BodyPool {
+  take(bytes: number): Buffer;
+  give(buffer: Buffer): void;
+}
+
+export function bodyPool(): BodyPool {
+  const free: Buffer[] = [];
+  return {
+    take(bytes) {
+      const i = free.findIndex((b) => b.length >= bytes);
+      if (i >= 0) return free.splice(i, 1)[0]!;
+      // Rounded up to a power of two, so a slightly larger chunk later still fits a returned buffer.
+      return Buffer.allocUnsafeSlow(2 ** Math.ceil(Math.log2(Math.max(bytes, 1 << 20))));
+    },
+    give(buffer) {
+      free.push(buffer);
+    },
+  };
 }
 
 /**
@@ -25,7 +53,7 @@ export interface BulkBody {
  * the lines first would copy every document once more, and encode the whole body as two-byte text
  * as soon as one document holds a character beyond Latin-1.
  */
-export function serializeOps(index: string, ops: DocOp[]): BulkBody {
+export function serializeOps(index: string, ops: DocOp[], pool?: BodyPool): BulkBody {
   // Action lines byte-identical to JSON.stringify({ index: { _index, _id } }), without building
   // and walking two objects per document.
   const indexAction = `{"index":{"_index":${JSON.stringify(index)},"_id":`;
@@ -43,16 +71,21 @@ export function serializeOps(index: string, ops: DocOp[]): BulkBody {
     scratch[pos++] = 0x0a;
   };
   for (const op of ops) {
-    if (op.doc) {
+    // Read once: a rebuild's cards are built by this getter (rebuild.ts, lazyCardOps).
+    const doc = op.doc;
+    if (doc) {
       line(`${indexAction}${JSON.stringify(op.id)}}}`);
       // Cards stay with JSON.stringify: 60% of their bytes are fresh U+0000-joined tuples, which V8's
       // native escaping writes faster than any hand-made JSON tried (a cardDocJson with cached
       // group parts was byte-identical but made the 500k sample's documents 0.5 s slower).
-      line(op.doc.docType === 'offer' ? offerDocJson(op.doc) : JSON.stringify(op.doc));
+      line(doc.docType === 'offer' ? offerDocJson(doc) : JSON.stringify(doc));
     } else line(`${deleteAction}${JSON.stringify(op.id)}}}`);
   }
   // A copy: the scratch buffer is reused by the next call while this body waits to be sent.
-  return { body: Buffer.from(scratch.subarray(0, pos)), items: ops.length };
+  if (!pool) return { body: Buffer.from(scratch.subarray(0, pos)), items: ops.length };
+  const backing = pool.take(pos);
+  scratch.copy(backing, 0, 0, pos);
+  return { body: backing.subarray(0, pos), items: ops.length, release: () => pool.give(backing) };
 }
 let scratch = Buffer.allocUnsafe(1 << 22);
 

@@ -4,8 +4,8 @@ import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
 import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snapshotFacts, type DocOp } from './build-ops.js';
-import { cardDoc, cardFolds, docId, foldOffer } from '../src/search/documents.js';
-import { serializeOps, writeSerialized, type BulkBody } from './bulk.js';
+import { cardDoc, cardFolds, docId, foldOffer, type CardFold, type CardFolds } from '../src/search/documents.js';
+import { bodyPool, serializeOps, writeSerialized, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
@@ -132,12 +132,14 @@ async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (
       );
       const total = Number(rows[0].total);
       const poBox = await poBoxSuspended(db);
+      const bodies = bodyPool();
       await pipelined<BulkBody>(
         async (push) => {
-          for await (const ops of snapshotChunks(db, poBox)) await push(serializeOps(name, ops));
+          for await (const ops of snapshotChunks(db, poBox)) await push(serializeOps(name, ops, bodies));
         },
         async (body) => {
           await writeSerialized(es, body);
+          body.release?.();
           done += body.items;
           onProgress?.({ phase: 'snapshot', done, total });
         },
@@ -152,7 +154,10 @@ async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (
 /**
  * Every document of the snapshot `db` reads in, as chunks of at most CHUNK (no deletes). Offers
  * are folded into their products' cards as they stream past (a product's offers are spread over
- * many chunks); the cards follow the last offer.
+ * many chunks); the cards follow the last offer. A card is built when its op's `doc` is read (by
+ * the serializer) and its fold is dropped then: a chunk of built cards (~30 MB of objects) would
+ * outlive young-generation collections and be copied and promoted, and the folds still held are
+ * what every full collection marks.
  */
 export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGenerator<DocOp[]> {
   const facts = snapshotFacts();
@@ -177,8 +182,8 @@ export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGene
     lastVariant = ids[ids.length - 1]!;
   }
   let cards: DocOp[] = [];
-  for (const f of folds.products.values()) {
-    cards.push({ id: docId.card(f.fields.item.productId), doc: cardDoc(f) });
+  for (const [productId, f] of folds.products) {
+    cards.push(lazyCardOp(folds, productId, f));
     if (cards.length === CHUNK) {
       yield cards;
       cards = [];
@@ -200,6 +205,17 @@ export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGene
       last = ids[ids.length - 1]!;
     }
   }
+}
+
+/** The card op of one fold: built when read, and read once (the fold is let go). */
+function lazyCardOp(folds: CardFolds, productId: number, f: CardFold): DocOp {
+  return {
+    id: docId.card(productId),
+    get doc() {
+      folds.products.delete(productId);
+      return cardDoc(f);
+    },
+  };
 }
 
 /**

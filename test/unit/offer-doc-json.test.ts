@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { handoffOfferDoc, nativeOfferDoc, offerDocJson, productFields } from '../../src/search/documents.js';
 import type { ProductFacts, SellerFacts, SkuFacts } from '../../src/db/offer-source.js';
-import { serializeOps } from '../../indexer/bulk.js';
+import { bodyPool, serializeOps } from '../../indexer/bulk.js';
 import { comboValues, DIMS, SEP, type CardGroup, type Dim } from '../../src/search/offer-groups.js';
 
 const product = (over: Partial<ProductFacts> = {}): ProductFacts => ({
@@ -92,6 +92,40 @@ describe('serializeOps', () => {
     expect(body.items).toBe(3);
     expect(body.body.equals(Buffer.from(expected))).toBe(true);
     expect(serializeOps('ix', []).body.length).toBe(0);
+  });
+
+  it('writes the same bytes into a pooled buffer, reused once released and never while held', () => {
+    const ops = [1, 2, 3].map((price) => ({
+      id: `n:3:${price}`,
+      doc: nativeOfferDoc({ sellerId: 3, skuId: 70, price, available: 1 }, sku(), seller(), product(), false),
+    }));
+    const pool = bodyPool();
+    const copied = serializeOps('ix', ops);
+    const first = serializeOps('ix', ops, pool);
+    expect(first.body.equals(copied.body)).toBe(true);
+    const second = serializeOps('ix', ops.slice(1), pool);
+    expect(second.body.buffer).not.toBe(first.body.buffer);
+    expect(first.body.equals(copied.body)).toBe(true);
+    first.release!();
+    const third = serializeOps('ix', ops.slice(2), pool);
+    expect(third.body.buffer).toBe(first.body.buffer);
+    expect(third.body.equals(serializeOps('ix', ops.slice(2)).body)).toBe(true);
+  });
+
+  it('builds a document given by a getter once, when it is written', () => {
+    let built = 0;
+    const d = nativeOfferDoc({ sellerId: 3, skuId: 70, price: 5, available: 1 }, sku(), seller(), product(), false);
+    const op = {
+      id: 'n:3:70',
+      get doc() {
+        built += 1;
+        return d;
+      },
+    };
+    expect(built).toBe(0);
+    const body = serializeOps('ix', [op]);
+    expect(built).toBe(1);
+    expect(body.body.toString()).toBe(`${JSON.stringify({ index: { _index: 'ix', _id: 'n:3:70' } })}\n${JSON.stringify(d)}\n`);
   });
 });
 
