@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { DocOp } from './build-ops.js';
-import { offerDocJson } from '../src/search/documents.js';
+import { offerDocPieces } from '../src/search/documents.js';
 
 export class BulkError extends Error {}
 
@@ -59,27 +59,49 @@ export function serializeOps(index: string, ops: DocOp[], pool?: BodyPool): Bulk
   const indexAction = `{"index":{"_index":${JSON.stringify(index)},"_id":`;
   const deleteAction = `{"delete":{"_index":${JSON.stringify(index)},"_id":`;
   let pos = 0;
-  const line = (s: string) => {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    const need = pos + s.length * 3 + 1;
-    if (need > scratch.length) {
-      const grown = Buffer.allocUnsafe(Math.max(need, scratch.length * 2));
+  const room = (bytes: number) => {
+    if (pos + bytes > scratch.length) {
+      const grown = Buffer.allocUnsafe(Math.max(pos + bytes, scratch.length * 2));
       scratch.copy(grown, 0, 0, pos);
       scratch = grown;
     }
+  };
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit.
+  const text = (s: string) => {
+    room(s.length * 3);
     pos += scratch.write(s, pos);
+  };
+  const bytes = (b: Uint8Array) => {
+    room(b.length);
+    scratch.set(b, pos);
+    pos += b.length;
+  };
+  const newline = () => {
+    room(1);
     scratch[pos++] = 0x0a;
   };
   for (const op of ops) {
-    // Read once: a rebuild's cards are built by this getter (rebuild.ts, lazyCardOps).
+    // Read once: a rebuild's cards are built by this getter (rebuild.ts, lazyCardOp).
     const doc = op.doc;
-    if (doc) {
-      line(`${indexAction}${JSON.stringify(op.id)}}}`);
-      // Cards stay with JSON.stringify: 60% of their bytes are fresh U+0000-joined tuples, which V8's
-      // native escaping writes faster than any hand-made JSON tried (a cardDocJson with cached
-      // group parts was byte-identical but made the 500k sample's documents 0.5 s slower).
-      line(doc.docType === 'offer' ? offerDocJson(doc) : JSON.stringify(doc));
-    } else line(`${deleteAction}${JSON.stringify(op.id)}}}`);
+    if (!doc) {
+      text(`${deleteAction}${JSON.stringify(op.id)}}}\n`);
+      continue;
+    }
+    const pieces = doc.docType === 'offer' ? offerDocPieces(doc) : null;
+    if (pieces) {
+      text(`${indexAction}${JSON.stringify(op.id)}}}\n${pieces[0]}`);
+      bytes(pieces[1]);
+      text(pieces[2]);
+      bytes(pieces[3]);
+      newline();
+      continue;
+    }
+    // Cards stay with JSON.stringify: 60% of their bytes are fresh U+0000-joined tuples, which V8's
+    // native escaping writes faster than any hand-made JSON tried (a cardDocJson with cached
+    // group parts was byte-identical but made the 500k sample's documents 0.5 s slower).
+    text(`${indexAction}${JSON.stringify(op.id)}}}\n`);
+    text(JSON.stringify(doc));
+    newline();
   }
   // A copy: the scratch buffer is reused by the next call while this body waits to be sent.
   if (!pool) return { body: Buffer.from(scratch.subarray(0, pos)), items: ops.length };
