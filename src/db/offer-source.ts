@@ -114,19 +114,24 @@ export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]):
  * instead of a page of keys plus one probe per key (full rebuilds).
  */
 export async function nativeRowsPage(db: Db, after: Pair | null, limit: number): Promise<NativeRow[]> {
+  // Named, so PostgreSQL plans each of the two statements once per connection, not once per page
+  // (~1.2 ms of planning a page: 1.2 CPU-s of a 2,000,000-listing rebuild).
   const { rows } = await db.query(
-    `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
-            s.product_id, s.condition, s.language, s.finish
-       FROM listings l
-       JOIN skus s ON s.sku_id = l.sku_id
-      WHERE ($1::int IS NULL OR (l.seller_id, l.sku_id) > ($1::int, $2::int))
-        AND l.deleted_at IS NULL AND l.match_status = 'matched'
-      ORDER BY l.seller_id, l.sku_id
-      LIMIT $3`,
-    [after?.sellerId ?? null, after?.skuId ?? null, limit],
+    after === null
+      ? { name: 'native-rows-first-page', text: `${NATIVE_ROWS_PAGE} ORDER BY l.seller_id, l.sku_id LIMIT $1`, values: [limit] }
+      : {
+          name: 'native-rows-page',
+          text: `${NATIVE_ROWS_PAGE} AND (l.seller_id, l.sku_id) > ($1::int, $2::int) ORDER BY l.seller_id, l.sku_id LIMIT $3`,
+          values: [after.sellerId, after.skuId, limit],
+        },
   );
   return rows.map(nativeRow);
 }
+const NATIVE_ROWS_PAGE = `SELECT l.seller_id, l.sku_id, l.price, ${AVAILABLE_SQL} AS available,
+            s.product_id, s.condition, s.language, s.finish
+       FROM listings l
+       JOIN skus s ON s.sku_id = l.sku_id
+      WHERE l.deleted_at IS NULL AND l.match_status = 'matched'`;
 
 /** Every live, matched listing of these products' skus (shown or not: the builders decide): a product page, a card. */
 export async function nativeRowsOfProducts(db: Db, productIds: number[]): Promise<NativeRow[]> {
