@@ -234,7 +234,8 @@ export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFac
 const productPartOf = new WeakMap<ProductFields['item'], { f: Omit<ProductFields, 'item'>; bytes: Uint8Array }>();
 const tailOf = new WeakMap<object, { obligation: object | null; bytes: Uint8Array }>();
 const num = (n: number | null) => (n === null || !Number.isFinite(n) ? 'null' : `${n}`);
-const utf8 = (s: string) => new Uint8Array(Buffer.from(s));
+// Buffer.from: small ones share 8 kB slabs, so 250,000 product parts are not 250,000 ArrayBuffers for the collector to track.
+const utf8 = (s: string): Uint8Array => Buffer.from(s);
 
 // The JSON of the few distinct strings offers repeat (stores, sellers, sku values, enums): a
 // lookup costs a third of JSON.stringify on 14 strings an offer. Bounded for the live indexer.
@@ -517,15 +518,28 @@ export function searchItem(item: ProductFields['item'], m: MatchingOffers): Sear
 /**
  * One product's shown offers, kept compact until its card is written (a rebuild streams offers in
  * seller order, so it holds every product's fold to the end: millions of offers). Each offer is
- * four numbers in `offers`: skuId, its store's and its sku values' index in the folds' tables,
- * price. Groups by (sku, store) are formed when the card is written (cardDoc), from the offers
- * sorted, so the order offers arrive in does not matter.
+ * five integers in the folds' shared OfferRows: skuId, its store's and its sku values' index in
+ * the folds' tables, price, and the product's previous offer (a list per product, newest first).
+ * Groups by (sku, store) are formed when the card is written (cardDoc), from the offers sorted, so
+ * the order offers arrive in does not matter.
  */
 export interface CardFold {
   fields: ProductFields;
-  offers: number[];
+  /** The product's newest offer in `rows` (-1: none yet). */
+  last: number;
   tables: FoldTables;
 }
+
+/**
+ * Offers as rows of OFFER_INTS integers in one growing Int32Array. A JavaScript array per product
+ * grew with every offer: each copy outlived young collections, and millions of numbers sat in the
+ * heap every full collection marks.
+ */
+interface OfferRows {
+  ints: Int32Array;
+  count: number;
+}
+const OFFER_INTS = 5;
 
 /** A store as its offers show it (one entry per distinct set of values of a storeKey). */
 interface StoreValues {
@@ -546,6 +560,7 @@ interface SkuValues {
 
 /** The distinct stores and sku values of the folds' offers: their strings are kept once. */
 interface FoldTables {
+  rows: OfferRows;
   stores: StoreValues[];
   storeIndex: Map<string, number[]>;
   skuValues: SkuValues[];
@@ -559,7 +574,10 @@ export interface CardFolds {
 }
 
 export function cardFolds(): CardFolds {
-  return { products: new Map(), tables: { stores: [], storeIndex: new Map(), skuValues: [], skuIndex: new Map() } };
+  return {
+    products: new Map(),
+    tables: { rows: { ints: new Int32Array(1024 * OFFER_INTS), count: 0 }, stores: [], storeIndex: new Map(), skuValues: [], skuIndex: new Map() },
+  };
 }
 
 function storeOf(t: FoldTables, o: OfferDoc): number {
@@ -591,13 +609,27 @@ function skuValuesOf(t: FoldTables, o: OfferDoc): number {
 /** Adds one offer document to its product's fold; not-shown offers count for nothing. */
 export function foldOffer(folds: CardFolds, o: OfferDoc): void {
   if (!o.shown) return;
+  const t = folds.tables;
   let f = folds.products.get(o.productId);
   if (!f) {
     const { sortKey, nameTerms, category, set, rarity, collectorNumber, item } = o;
-    f = { fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item }, offers: [], tables: folds.tables };
+    f = { fields: { sortKey, nameTerms, category, set, rarity, collectorNumber, item }, last: -1, tables: t };
     folds.products.set(o.productId, f);
   }
-  f.offers.push(o.skuId, storeOf(folds.tables, o), skuValuesOf(folds.tables, o), o.price);
+  const rows = t.rows;
+  if ((rows.count + 1) * OFFER_INTS > rows.ints.length) {
+    const grown = new Int32Array(rows.ints.length * 2);
+    grown.set(rows.ints);
+    rows.ints = grown;
+  }
+  const at = rows.count * OFFER_INTS;
+  const ints = rows.ints;
+  ints[at] = o.skuId;
+  ints[at + 1] = storeOf(t, o);
+  ints[at + 2] = skuValuesOf(t, o);
+  ints[at + 3] = o.price;
+  ints[at + 4] = f.last;
+  f.last = rows.count++;
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -612,9 +644,11 @@ const add = (s: Set<string>, v: string | null) => {
  * values from its first offer to arrive (offers of one group agree on them within one snapshot).
  */
 function foldGroups(f: CardFold): CardGroup[] {
-  const { offers, tables } = f;
-  const n = offers.length / 4;
-  const order = Array.from({ length: n }, (_, i) => i * 4);
+  const { tables } = f;
+  const offers = tables.rows.ints;
+  // Row starts of the product's offers (a row's number is its arrival order: the sort's last key).
+  const order: number[] = [];
+  for (let i = f.last; i >= 0; i = offers[i * OFFER_INTS + 4]!) order.push(i * OFFER_INTS);
   const storeKey = (at: number) => tables.stores[offers[at + 1]!]!.storeKey;
   order.sort((a, b) => offers[a]! - offers[b]! || byCodeUnits(storeKey(a), storeKey(b)) || a - b);
   const groups: CardGroup[] = [];
