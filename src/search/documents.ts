@@ -1,7 +1,7 @@
 import type { Offer, Product, SearchItem } from '../contract/buyer.js';
 import { FULFILLMENT_OBLIGATION, SEALED_CONDITION, disclosuresFor, reviewScore } from '../contract/policy.js';
 import type { HandoffStoreFacts, ListingFacts, NativeRow, ProductFacts, SellerCounts, SellerFacts, SkuFacts, VariantFacts } from '../db/offer-source.js';
-import { comboValues, type CardGroup } from './offer-groups.js';
+import { cardValues, sortByCodeUnits, type CardGroup } from './offer-groups.js';
 import { productSortKey, terms } from './text.js';
 
 // One Elasticsearch index holds five document types (see docs/search-design.md):
@@ -633,11 +633,21 @@ export function foldOffer(folds: CardFolds, o: OfferDoc): void {
 }
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-// Sorted, so a recomputed card is byte-identical to the one it replaces (and to a rebuild's).
-const sorted = (s: Set<string>) => [...s].sort();
-const add = (s: Set<string>, v: string | null) => {
-  if (v !== null) s.add(v);
-};
+
+/**
+ * The distinct seller codes of a card's groups, sorted (so a recomputed card is byte-identical to
+ * the one it replaces, and to a rebuild's). A card has few: a scan, and a set past a few dozen groups.
+ */
+function sellerCodes(groups: readonly CardGroup[]): string[] {
+  if (groups.length > 32) {
+    const codes = new Set<string>();
+    for (const g of groups) if (g.sellerCode !== null) codes.add(g.sellerCode);
+    return [...codes].sort();
+  }
+  const codes: string[] = [];
+  for (const g of groups) if (g.sellerCode !== null && !codes.includes(g.sellerCode)) codes.push(g.sellerCode);
+  return sortByCodeUnits(codes);
+}
 
 /**
  * The fold's (sku, store) groups sorted by skuId then storeKey: the lowest price of each, the other
@@ -681,36 +691,30 @@ function foldGroups(f: CardFold): CardGroup[] {
 }
 
 export function cardDoc(f: CardFold): CardDoc {
-  const { item, ...fields } = f.fields;
+  const { sortKey, nameTerms, category, set, rarity, collectorNumber, item } = f.fields;
   const groups = foldGroups(f);
-  const condition = new Set<string>();
-  const language = new Set<string>();
-  const finish = new Set<string>();
-  const sellerCode = new Set<string>();
-  const sellerFacet = new Set<string>();
-  const checkoutMode = new Set<string>();
-  for (const g of groups) {
-    add(condition, g.condition);
-    add(language, g.language);
-    add(finish, g.finish);
-    add(sellerCode, g.sellerCode);
-    add(sellerFacet, g.sellerFacet);
-    checkoutMode.add(g.checkoutMode);
-  }
-  return {
+  const { values, fields, tuples } = cardValues(groups);
+  // Fields by name rather than spread (the same keys in the same order: foldOffer makes every fold's fields).
+  const doc: CardDoc = {
     docType: 'card',
     productId: item.productId,
-    ...fields,
-    condition: sorted(condition),
-    language: sorted(language),
-    finish: sorted(finish),
-    sellerCode: sorted(sellerCode),
-    sellerFacet: sorted(sellerFacet),
-    checkoutMode: sorted(checkoutMode) as CardGroup['checkoutMode'][],
+    sortKey,
+    nameTerms,
+    category,
+    set,
+    rarity,
+    collectorNumber,
+    condition: values[0]!,
+    language: values[1]!,
+    finish: values[2]!,
+    sellerCode: sellerCodes(groups),
+    sellerFacet: values[4]!,
+    checkoutMode: values[3]! as CardGroup['checkoutMode'][],
     card: searchItem(item, matchingOffers(groups)),
     groups,
-    ...comboValues(groups),
   };
+  for (let i = 0; i < fields.length; i++) doc[fields[i] as `x_${string}`] = tuples[i]!;
+  return doc;
 }
 
 /** What a product's groups (all of them, or those matching a search's offer-level filters) add up to. */

@@ -59,18 +59,41 @@ export function comboField(dims: readonly Dim[]): string {
   return `x_${dims.join('')}`;
 }
 
+/** A card's distinct values of each dimension (DIMS order), sorted by code units, and its combination fields. */
+export interface CardValues {
+  values: string[][];
+  /** The non-empty combination fields in COMBOS order, and their tuples (fields[i] -> tuples[i]). */
+  fields: string[];
+  tuples: string[][];
+}
+
 /**
  * The combination fields of a card: per set of two or three dimensions, the sorted distinct
  * tuples of its groups (a group with a null value in the set contributes none: a null never
- * matches a filter nor shows in a facet). Each dimension's distinct values get small numbers on
- * this card, so tuples are told apart as numbers and only distinct ones become strings (a card
- * has many groups and few distinct tuples).
+ * matches a filter nor shows in a facet).
  */
 export function comboValues(groups: readonly CardGroup[]): Record<string, string[]> {
+  const { fields, tuples } = cardValues(groups);
+  const out: Record<string, string[]> = {};
+  for (let i = 0; i < fields.length; i++) out[fields[i]!] = tuples[i]!;
+  return out;
+}
+
+/**
+ * A card's values and combination fields. Each dimension's distinct values are numbered in
+ * code-unit order (a card has few per dimension), and a tuple's number is its values' numbers in
+ * mixed radix. Tuples then sort as numbers exactly as their joined strings sort: SEP is the
+ * lowest code unit and only the last value (the seller's) may hold it, so two joined tuples first
+ * differ within their first unequal values, or where the shorter of the two ends and SEP (or the
+ * end of the whole string, for the last value) meets a higher code unit of the longer: either way
+ * the strings compare as those two values do. Distinct values being distinct strings, distinct
+ * numbers are distinct tuples, and only those become strings.
+ */
+export function cardValues(groups: readonly CardGroup[]): CardValues {
   const n = groups.length;
   const W = DIMS.length;
   if (scratch.length < n * W) scratch = new Int32Array(Math.max(n * W, scratch.length * 2));
-  if (keys.length < n) keys = new Float64Array(Math.max(n, keys.length * 2));
+  if (keys.length < n) keys = new Int32Array(Math.max(n, keys.length * 2));
   // The number of group j's value in dimension d at j * W + d (-1 for null): its index in values[d].
   const at = scratch;
   const values: string[][] = [[], [], [], [], []];
@@ -82,71 +105,132 @@ export function comboValues(groups: readonly CardGroup[]): Record<string, string
     at[j * W + 3] = numberOf(values[3]!, g.checkoutMode);
     at[j * W + 4] = numberOf(values[4]!, g.sellerFacet);
   }
-  const out: Record<string, string[]> = {};
+  for (let d = 0; d < W; d++) {
+    const seen = values[d]!;
+    if (seen.length < 2) continue;
+    const sorted = sortByCodeUnits(seen.slice());
+    values[d] = sorted;
+    const rank = ranks.length >= seen.length ? ranks : (ranks = new Int32Array(seen.length * 2));
+    const index = (seen as Numbered).index;
+    for (let i = 0; i < sorted.length; i++) rank[index ? index.get(sorted[i]!)! : seen.indexOf(sorted[i]!)] = i;
+    for (let j = 0; j < n; j++) {
+      const k = at[j * W + d]!;
+      if (k >= 0) at[j * W + d] = rank[k]!;
+    }
+  }
+  // A value followed by SEP, for every dimension but the seller (last in every tuple).
+  const withSep: string[][] = [[], [], [], []];
+  for (let d = 0; d < W - 1; d++) for (const v of values[d]!) withSep[d]!.push(v + SEP);
+  const fields: string[] = [];
+  const combos: string[][] = [];
   for (const c of COMBOS) {
     const dims = c.index;
     let radix = 1;
     for (const d of dims) radix *= values[d]!.length;
     if (radix === 0) continue;
-    // A tuple's number (its values' numbers in mixed radix) is exact while it fits a double's
-    // integers; beyond that (never on a real card), its numbers as text.
-    const exact = radix <= Number.MAX_SAFE_INTEGER;
-    const seen = exact && n <= 64 ? null : new Set<number | string>();
-    let distinct = 0;
-    const tuples: string[] = [];
+    // Integer arithmetic while a tuple's number fits 31 bits; beyond that (never on a real card:
+    // three dimensions of over a thousand values each), as strings.
+    if (radix > 0x7fffffff) {
+      const tuples = textTuples(values, dims, n);
+      if (tuples.length === 0) continue;
+      fields.push(c.field);
+      combos.push(tuples);
+      continue;
+    }
+    let m = 0;
     for (let j = 0; j < n; j++) {
       let key = 0;
-      let text = '';
       for (const d of dims) {
         const k = at[j * W + d]!;
         if (k < 0) {
           key = -1;
           break;
         }
-        if (exact) key = key * values[d]!.length + k;
-        else text += `${k},`;
+        key = key * values[d]!.length + k;
       }
-      if (key < 0) continue;
-      if (seen) {
-        const id = exact ? key : text;
-        if (seen.has(id)) continue;
-        seen.add(id);
-      } else {
-        let i = 0;
-        while (i < distinct && keys[i] !== key) i++;
-        if (i < distinct) continue;
-        keys[distinct++] = key;
+      if (key >= 0) keys[m++] = key;
+    }
+    if (m === 0) continue;
+    sortKeys(m);
+    const tuples: string[] = [];
+    const last = dims.length - 1;
+    for (let i = 0; i < m; i++) {
+      let key = keys[i]!;
+      if (i > 0 && key === keys[i - 1]) continue;
+      let len = values[dims[last]!]!.length;
+      let t = values[dims[last]!]![key % len]!;
+      for (let p = last - 1; p >= 0; p--) {
+        key = (key / len) | 0;
+        len = values[dims[p]!]!.length;
+        t = withSep[dims[p]!]![key % len]! + t;
       }
-      let t = values[dims[0]!]![at[j * W + dims[0]!]!]!;
-      for (let i = 1; i < dims.length; i++) t += SEP + values[dims[i]!]![at[j * W + dims[i]!]!]!;
       tuples.push(t);
     }
-    if (tuples.length === 0) continue;
-    if (tuples.length > 1) {
-      tuples.sort(byCodeUnits);
-      // Distinct values give distinct tuples (no value but the seller's holds SEP, and it is last);
-      // equal neighbours are dropped all the same, so the result is the set of tuple strings.
-      let w = 1;
-      for (let i = 1; i < tuples.length; i++) if (tuples[i] !== tuples[w - 1]) tuples[w++] = tuples[i]!;
-      tuples.length = w;
-    }
-    out[c.field] = tuples;
+    fields.push(c.field);
+    combos.push(tuples);
   }
-  return out;
+  return { values, fields, tuples: combos };
 }
 
-// Reused between calls (one thread): the value numbers of a card's groups, a combination's tuple numbers.
+// Reused between calls (one thread): the value numbers of a card's groups, a combination's tuple
+// numbers, a dimension's first-seen numbers to their sorted ones.
 let scratch = new Int32Array(1024);
-let keys = new Float64Array(64);
+let keys = new Int32Array(64);
+let ranks = new Int32Array(64);
+
+/** Sorts keys[0, m): by insertion while few (a typed array's sort costs more to call). */
+function sortKeys(m: number): void {
+  if (m > 32) {
+    keys.subarray(0, m).sort();
+    return;
+  }
+  for (let i = 1; i < m; i++) {
+    const v = keys[i]!;
+    let p = i - 1;
+    while (p >= 0 && keys[p]! > v) {
+      keys[p + 1] = keys[p]!;
+      p--;
+    }
+    keys[p + 1] = v;
+  }
+}
 
 const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Sorts strings in place by code units: by insertion while few (cheaper than calling sort). */
+export function sortByCodeUnits(a: string[]): string[] {
+  if (a.length > 32) return a.sort();
+  for (let i = 1; i < a.length; i++) {
+    const v = a[i]!;
+    let p = i - 1;
+    while (p >= 0 && a[p]! > v) {
+      a[p + 1] = a[p]!;
+      p--;
+    }
+    a[p + 1] = v;
+  }
+  return a;
+}
+
+/** The sorted distinct tuples of a combination from the groups' value numbers, as joined strings. */
+function textTuples(values: string[][], dims: number[], n: number): string[] {
+  const W = DIMS.length;
+  const tuples = new Set<string>();
+  for (let j = 0; j < n; j++) {
+    if (dims.some((d) => scratch[j * W + d]! < 0)) continue;
+    tuples.add(dims.map((d) => values[d]![scratch[j * W + d]!]!).join(SEP));
+  }
+  return [...tuples].sort(byCodeUnits);
+}
+
+type Numbered = string[] & { index?: Map<string, number> };
 
 /**
  * The index of v in values, added if new; -1 for null. A card has few distinct values per
  * dimension: a scan, and past SCAN_MAX an index by value (kept on the array).
  */
 const SCAN_MAX = 32;
-function numberOf(values: string[] & { index?: Map<string, number> }, v: string | null): number {
+function numberOf(values: Numbered, v: string | null): number {
   if (v === null) return -1;
   if (values.index) {
     const got = values.index.get(v);
