@@ -8,6 +8,7 @@ import { startTestIndexer } from '../support/indexer.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import { rebuild } from '../../indexer/rebuild.js';
 import { indicesBehind } from '../../indexer/index-admin.js';
+import { feedGuard } from '../../src/db/feed-guard.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { ChildProcess } from 'node:child_process';
 import { startEsNode } from '../support/es-node.js';
@@ -103,9 +104,16 @@ describe('indexer fault tolerance', () => {
         index: c.index,
         logger: createLogger('silent'),
         // Writes committed after the start position: on a fast machine the burst alone may end
-        // before the rebuild registers it, and then nothing would be replayed.
+        // before the rebuild registers it, and then nothing would be replayed. The replay reads
+        // only below the feed guard, and a burst transaction stuck in a lock wait (up to
+        // deadlock_timeout) holds the guard below these writes; on a loaded machine that can last
+        // the whole replay, leaving them to the live indexer after the swap. So wait until the
+        // guard has passed them: then the replay's first read must see them.
         beforeSnapshot: async () => {
           await writeBurst(c.pool, { transactions: 10, concurrency: 1, seed: 13 });
+          const { rows } = await c.pool.query(`SELECT max(xid)::text AS xid FROM change_feed`);
+          const written = BigInt(rows[0].xid);
+          while (BigInt(await feedGuard(c.pool)) <= written) await new Promise((r) => setTimeout(r, 20));
         },
       });
       await burst;
