@@ -77,16 +77,28 @@ async function states(): Promise<Record<string, number>> {
 
 describe('webhook dispatcher faults', () => {
   it('SIGKILL mid-delivery, restart: every event arrives at least once (duplicates counted, none lost)', async () => {
-    const { rx } = await trackingReceiver(40);
+    // From the 61st request on, the receiver holds every request open until the kill, so the
+    // process dies with attempts in flight: killing it at some moment of a free run could fall
+    // between one wave of attempts being recorded and the next claim, with nothing leased.
+    let holding = true;
+    const rx = await startReceiver(async (_r, n) => {
+      if (holding && n > 60) return null;
+      await new Promise((res) => setTimeout(res, 40));
+      return { status: 200 };
+    });
+    receivers.push(rx);
     for (const s of [1, 2, 3]) await addSeller(ctx.pool, s, rx.url);
     const events = await insertEvents(
       ctx.pool,
       Array.from({ length: 240 }, (_v, i) => ({ sellerId: 1 + (i % 3) })),
     );
 
-    const first = start();
-    await eventually(() => expect(rx.received.length).toBeGreaterThanOrEqual(60), 30_000);
+    // A timeout well above the time from the 61st request to the kill: the held attempts are
+    // still in flight (leased, unrecorded) when the process dies.
+    const first = start({ WEBHOOK_TIMEOUT_MS: '3000' });
+    await eventually(() => expect(rx.received.length).toBeGreaterThan(60), 30_000, 10);
     await killHard(first);
+    holding = false;
     // What the killed process had claimed and not recorded: still leased, and nobody else runs.
     const { rows } = await ctx.pool.query<{ event_id: string }>(
       `SELECT event_id FROM webhook_events WHERE state = 'pending' AND locked_until > clock_timestamp()`,
@@ -133,7 +145,8 @@ describe('webhook dispatcher faults', () => {
   });
 
   it('metrics while running; SIGTERM lets in-flight attempts finish, records them and exits 0', async () => {
-    const { rx } = await trackingReceiver(1500);
+    // Answers slow enough that the metrics read below still finds all four in flight on a loaded machine.
+    const { rx } = await trackingReceiver(3000);
     await addSeller(ctx.pool, 1, rx.url);
     const events = await insertEvents(
       ctx.pool,
