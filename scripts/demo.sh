@@ -18,8 +18,8 @@ cd "$(dirname "$0")/.."
 say() { printf '[demo] %s\n' "$*" >&2; }
 
 if [ ! -x node_modules/.bin/tsx ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "installing dependencies (npm install)"
-  npm install --no-fund --no-audit >&2
+  say "installing dependencies (npm ci: the locked tree, package-lock.json left as it is)"
+  npm ci --no-fund --no-audit >&2
 fi
 
 if [ -z "${DATABASE_URL:-}" ] || [ -z "${ELASTICSEARCH_URL:-}" ]; then

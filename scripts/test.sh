@@ -6,10 +6,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # npm install, not npm ci: with this machine's npm settings the lock omits other platforms'
-  # optional packages, which npm ci refuses; npm install installs exactly the locked tree.
-  echo "[test] installing dependencies (npm install)" >&2
-  npm install --no-fund --no-audit >&2 || exit 1
+  # npm ci installs exactly the locked tree and never rewrites package-lock.json (npm install
+  # would, adding or dropping other platforms' optional entries), so a fresh clone stays clean.
+  echo "[test] installing dependencies (npm ci)" >&2
+  npm ci --no-fund --no-audit >&2 || exit 1
 fi
 
 echo "[test] type-checking (npm run build)" >&2
