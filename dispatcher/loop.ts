@@ -10,7 +10,7 @@ import {
   type AttemptResult,
   type ClaimedEvent,
 } from '../src/db/webhook-deliveries.js';
-import { createWake } from '../indexer/wake.js';
+import { createWake } from '../src/lib/wake.js';
 import { emptyMetrics, observeLatency, type DispatcherMetrics } from './metrics.js';
 import { send, type SendResult } from './send.js';
 import { envelope, sign, signingKey } from './sign.js';

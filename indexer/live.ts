@@ -10,7 +10,7 @@ import { withBatchLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
 import { emptyMetrics, type IndexerMetrics } from './metrics.js';
-import { createWake } from './wake.js';
+import { createWake } from '../src/lib/wake.js';
 
 export const LIVE_CONSUMER = 'live';
 

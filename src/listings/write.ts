@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import { bulkItemSchema, listingUpsertItemSchema, type ListingWriteResult } from '../contract/seller.js';
 import { withTransaction, type Pool } from '../db/pool.js';
 import { catalogProductsOfSkus, lockSellerListings, purgeSellerListings, storedListingsForWrite, writeListingRows } from '../db/listings.js';
-import { isoToMicros, microsToIso, planListingWrites, type PlanItem, type StoredListing } from './plan.js';
+import { isoToMicros, microsToIso } from '../lib/micros.js';
+import { planListingWrites, type PlanItem, type StoredListing } from './plan.js';
 
 // The write side of a seller's listings (POST /listings, /listings/bulk, /listings/purge). Each
 // write is one transaction of a fixed number of set-based statements (lock, catalog lookup,

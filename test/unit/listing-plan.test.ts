@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isoToMicros, microsToIso, planListingWrites, type PlanItem, type StoredListing } from '../../src/listings/plan.js';
+import { isoToMicros, microsToIso } from '../../src/lib/micros.js';
+import { planListingWrites, type PlanItem, type StoredListing } from '../../src/listings/plan.js';
 
 const us = (iso: string) => isoToMicros(iso)!;
 const T1 = us('2026-11-01T00:00:00Z');

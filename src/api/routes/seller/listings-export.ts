@@ -7,7 +7,7 @@ import { sellerRateLimit } from '../../middleware/rate-limit.js';
 import { listingsExportQuerySchema, type Listing } from '../../../contract/seller.js';
 import { exportSellerListings, type ExportListingRow } from '../../../db/listings.js';
 import { signCursor, verifyCursor } from '../../../lib/cursor.js';
-import { isoToMicros, microsToIso } from '../../../listings/plan.js';
+import { isoToMicros, microsToIso } from '../../../lib/micros.js';
 
 // GET /listings: the seller's stored listings for audit, keyset-paginated on (updated_at,
 // listing_id) ascending. The cursor carries the position and the filters it was minted under;

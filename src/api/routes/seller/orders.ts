@@ -10,7 +10,7 @@ import { cancelBodySchema, DEFAULT_POLL_LIMIT, fulfillmentBodySchema, orderParam
 import { orderNotFound } from '../../../orders/errors.js';
 import { cancelOrder, moveFulfillment, orderJson, pollPage } from '../../../orders/service.js';
 import { signCursor, verifyCursor } from '../../../lib/cursor.js';
-import { isoToMicros, microsToIso } from '../../../listings/plan.js';
+import { isoToMicros, microsToIso } from '../../../lib/micros.js';
 
 // The order routes of the seller API: detail, poll, fulfillment, cancel. The Order body comes
 // from src/orders as JSON text and is spliced into the envelope unchanged, so detail, poll items
