@@ -585,14 +585,16 @@ try {
     // The live indexer carries the writes: from the saved checkpoint, or from now when none is.
     if (!(await loadCheckpoint(pool, 'live'))) await saveCheckpoint(pool, 'live', await horizon(pool));
     indexer = spawnIndexer(root, { DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix }, log).child;
-    process.once('exit', () => indexer?.kill('SIGTERM'));
     await sleep(3000);
   }
   for (let i = 0; i < rates.length; i++) await measure(rates[i]!, i === 0);
 } finally {
   await restoreCache();
   api?.kill('SIGTERM');
-  indexer?.kill('SIGTERM');
+  if (indexer) {
+    indexer.kill('SIGTERM');
+    await new Promise((r) => indexer!.once('exit', r));
+  }
 }
 console.log(`## bench:search-scale ${new Date().toISOString()} (alias ${alias} = ${concrete.join(', ')}; request cache off)`);
 const n = (x: number) => (Number.isNaN(x) ? '-' : `${x}`);
