@@ -6,7 +6,8 @@ import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.j
 import { withTransaction } from '../../src/db/pool.js';
 import { lockOrder, updateFulfillment } from '../../src/db/orders.js';
 import { webhookEventsOfOrder } from '../../src/db/webhook-events.js';
-import { CheckoutError, checkoutOrder, enterOrder, type CheckoutInput } from '../../src/orders/checkout.js';
+import { checkoutOrder, enterOrder } from '../../src/orders/checkout.js';
+import { CheckoutError, type CheckoutInput } from '../../src/orders/entry.js';
 import { orderSchema } from '../../src/contract/orders.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { openApiDocument } from '../../src/api/openapi/document.js';
