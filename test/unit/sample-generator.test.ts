@@ -1,9 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createSample } from '../../src/sample/generate.js';
-import { writeSampleJson } from '../../src/sample/json.js';
-import { sampleSizes, sellerQuotas, UNMATCHED_SKU_BASE } from '../../src/sample/model.js';
-import { Rng } from '../../src/sample/prng.js';
+import { createSample } from '../../tools/sample/generate.js';
+import { writeSampleJson } from '../../tools/sample/json.js';
+import { sampleSizes, sellerQuotas, UNMATCHED_SKU_BASE } from '../../tools/sample/model.js';
+import { Rng } from '../../tools/sample/prng.js';
 import { parseFixtureText } from '../../src/fixtures/parse.js';
 import { checkFixture, NO_FACTS } from '../../src/fixtures/check.js';
 

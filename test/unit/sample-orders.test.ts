@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { derivedOrderId } from '../../src/fixtures/load.js';
 import { parseFixture } from '../../src/fixtures/parse.js';
 import { fulfillmentBodySchema, cancelBodySchema } from '../../src/contract/orders.js';
-import { sampleSizes, seller, sellerQuotas } from '../../src/sample/model.js';
-import { browseEligible, fixtureOrder, pickOrders, sampleShops, type ShopFacts } from '../../src/sample/orders.js';
-import { entryGroups } from '../../src/sample/pg-orders.js';
+import { sampleSizes, seller, sellerQuotas } from '../../tools/sample/model.js';
+import { browseEligible, fixtureOrder, pickOrders, sampleShops, type ShopFacts } from '../../tools/sample/orders.js';
+import { entryGroups } from '../../tools/sample/pg-orders.js';
 
 const SIZES = sampleSizes(3_000);
 

@@ -1,8 +1,8 @@
-import { withTransaction, type Pool } from '../db/pool.js';
-import { bulkUpsertProducts, bulkUpsertSkus } from '../db/catalog.js';
-import { bulkUpsertPushedListings, lockManySellersListings } from '../db/listings.js';
-import { applyFixture } from '../fixtures/load.js';
-import { parseFixture } from '../fixtures/parse.js';
+import { withTransaction, type Pool } from '../../src/db/pool.js';
+import { bulkUpsertProducts, bulkUpsertSkus } from '../../src/db/catalog.js';
+import { bulkUpsertPushedListings, lockManySellersListings } from '../../src/db/listings.js';
+import { applyFixture } from '../../src/fixtures/load.js';
+import { parseFixture } from '../../src/fixtures/parse.js';
 import type { Sample } from './generate.js';
 
 // Loads a sample straight into PostgreSQL in one transaction: the big tables (products, skus,

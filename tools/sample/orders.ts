@@ -1,6 +1,6 @@
-import type { CancelBody, FulfillmentBody } from '../contract/orders.js';
-import { derivedOrderId } from '../fixtures/load.js';
-import { CURRENT_TERMS_VERSION, type FixtureOrder, type FixtureSeller } from '../fixtures/schema.js';
+import type { CancelBody, FulfillmentBody } from '../../src/contract/orders.js';
+import { derivedOrderId } from '../../src/fixtures/load.js';
+import { CURRENT_TERMS_VERSION, type FixtureOrder, type FixtureSeller } from '../../src/fixtures/schema.js';
 import { PriceBook, seller as sampleSeller, sellerListings, sellerQuotas, UNMATCHED_SKU_BASE, type SampleSizes } from './model.js';
 import { Rng } from './prng.js';
 import { PROVINCES } from './vocab.js';

@@ -1,9 +1,9 @@
-import { withTransaction, type Pool } from '../db/pool.js';
-import { lockManySellersListings } from '../db/listings.js';
-import { readOrder } from '../db/orders.js';
-import { cancelBodySchema, fulfillmentBodySchema } from '../contract/orders.js';
-import { enterOrder } from '../orders/checkout.js';
-import { cancelOrder, moveFulfillment } from '../orders/service.js';
+import { withTransaction, type Pool } from '../../src/db/pool.js';
+import { lockManySellersListings } from '../../src/db/listings.js';
+import { readOrder } from '../../src/db/orders.js';
+import { cancelBodySchema, fulfillmentBodySchema } from '../../src/contract/orders.js';
+import { enterOrder } from '../../src/orders/checkout.js';
+import { cancelOrder, moveFulfillment } from '../../src/orders/service.js';
 import type { SampleOrder } from './orders.js';
 import type { Progress, TableStat } from './pg-load.js';
 

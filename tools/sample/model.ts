@@ -1,5 +1,5 @@
-import type { FixtureHandoffStore, FixtureListing, FixtureProduct, FixtureSeller, FixtureSku } from '../fixtures/schema.js';
-import { STORED_PREREQUISITES } from '../fixtures/schema.js';
+import type { FixtureHandoffStore, FixtureListing, FixtureProduct, FixtureSeller, FixtureSku } from '../../src/fixtures/schema.js';
+import { STORED_PREREQUISITES } from '../../src/fixtures/schema.js';
 import { Rng } from './prng.js';
 import {
   ARTISTS,

@@ -1,4 +1,4 @@
-import type { Fixture } from '../fixtures/schema.js';
+import type { Fixture } from '../../src/fixtures/schema.js';
 import { allListings, handoffStores, PriceBook, product, sampleSizes, seller, skusOf, type SampleSizes } from './model.js';
 
 // The sample as streams of fixture-format rows, one generator per table, in the order the
