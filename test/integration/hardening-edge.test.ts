@@ -1,8 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import type { Express } from 'express';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { seedSellerApi } from '../support/seller-seed.js';
+import { useSellerApi } from '../support/seller-api.js';
 import { appDeps, testApp } from '../support/app.js';
 import { createApp } from '../../src/api/app.js';
 import { routeModules } from '../../src/api/routes/index.js';
@@ -11,21 +9,10 @@ import { createLogger } from '../../src/lib/logger.js';
 
 // Issue 15 (hardening): the HTTP edge of the whole app (body limits, request ids, rate limits).
 
-let ctx: TestContext;
-let app: Express;
-let keys: { maple: string; birch: string; ledger: string };
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  keys = await seedSellerApi(ctx);
-  app = testApp(ctx);
-});
-afterAll(async () => {
-  await ctx?.close();
-});
+const api = useSellerApi({ app: (ctx, env) => testApp(ctx, env) });
 
 const json = (path: string, text: string, method: 'post' | 'patch' = 'post', key?: string) => {
-  const r = request(app)[method](path).set('Content-Type', 'application/json');
+  const r = request(api.app)[method](path).set('Content-Type', 'application/json');
   return (key ? r.set('Authorization', `Bearer ${key}`) : r).send(text);
 };
 
@@ -40,7 +27,7 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
   });
 
   it('PATCH /me takes a small body only', async () => {
-    const res = await json('/me', `{"vacation":false${' '.repeat(20_000)}}`, 'patch', keys.maple);
+    const res = await json('/me', `{"vacation":false${' '.repeat(20_000)}}`, 'patch', api.keys.maple);
     expect(res.status).toBe(413);
   });
 
@@ -55,7 +42,7 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
       asOf: '2026-11-01T00:00:00.000000+01:00',
     }));
     const text = JSON.stringify({ items }).replace(/é/g, '\\u00e9'); // the escaped form is the largest
-    const res = await json('/listings/bulk', text, 'post', keys.maple);
+    const res = await json('/listings/bulk', text, 'post', api.keys.maple);
     expect(res.status).toBe(200);
   });
 
@@ -63,7 +50,7 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
     const deep = (n: number) => `{"lines":${'['.repeat(n)}${']'.repeat(n)}}`;
     for (const [path, key] of [
       ['/lines/lookup', undefined],
-      ['/listings', keys.maple],
+      ['/listings', api.keys.maple],
     ] as const) {
       const res = await json(path, deep(5000), 'post', key);
       expect(res.status).toBe(400);
@@ -77,12 +64,12 @@ describe('defect 4: per-route body limits and a nesting guard before parsing', (
 
 describe('defect 8: health, readiness and PostgreSQL outages', () => {
   it('public /readyz is a terse envelope; details and /metrics only behind HEALTH_DETAILS', async () => {
-    const r = await request(app).get('/readyz');
+    const r = await request(api.app).get('/readyz');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ success: true, data: { status: expect.stringMatching(/^(ready|degraded)$/) } });
-    expect(JSON.stringify(r.body)).not.toContain(new URL(ctx.env.ELASTICSEARCH_URL).host);
-    expect((await request(app).get('/metrics')).status).toBe(404);
-    const ops = testApp(ctx, { HEALTH_DETAILS: true });
+    expect(JSON.stringify(r.body)).not.toContain(new URL(api.ctx.env.ELASTICSEARCH_URL).host);
+    expect((await request(api.app).get('/metrics')).status).toBe(404);
+    const ops = testApp(api.ctx, { HEALTH_DETAILS: true });
     const detailed = await request(ops).get('/readyz');
     expect(detailed.body.data).toMatchObject({ postgres: 'up', cluster: { status: expect.any(String) } });
     expect((await request(ops).get('/metrics')).text).toMatch(/^degraded_mode [01]$/m);
@@ -90,14 +77,14 @@ describe('defect 8: health, readiness and PostgreSQL outages', () => {
 
   it('with PostgreSQL down: /readyz is 503 in the error envelope, seller routes 503 SERVICE_UNAVAILABLE', async () => {
     const deadPg = createPool('postgres://postgres@127.0.0.1:1/nothing', 2);
-    const deps = appDeps({ env: ctx.env, pool: deadPg, es: ctx.es, index: ctx.index, logger: createLogger('silent') });
+    const deps = appDeps({ env: api.ctx.env, pool: deadPg, es: api.ctx.es, index: api.ctx.index, logger: createLogger('silent') });
     const down = createApp(deps, routeModules);
     try {
       const ready = await request(down).get('/readyz');
       expect(ready.status).toBe(503);
       expect(ready.body).toEqual({ success: false, error: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
       expect(Number(ready.headers['retry-after'])).toBeGreaterThan(0);
-      const auth = { Authorization: `Bearer ${keys.maple}` };
+      const auth = { Authorization: `Bearer ${api.keys.maple}` };
       for (const res of [
         await request(down).get('/me').set(auth),
         await request(down).get('/listings').set(auth),
@@ -116,7 +103,7 @@ describe('defect 8: health, readiness and PostgreSQL outages', () => {
 
 describe('defect 7: per-address limits before authentication, TRUST_PROXY', () => {
   it('bad keys from one address run out of attempts: 429 with Retry-After before any key lookup', async () => {
-    const limited = testApp(ctx, { RATE_LIMIT_AUTH_FAILURES_PER_MIN: 5 });
+    const limited = testApp(api.ctx, { RATE_LIMIT_AUTH_FAILURES_PER_MIN: 5 });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       const res = await request(limited)
@@ -132,11 +119,11 @@ describe('defect 7: per-address limits before authentication, TRUST_PROXY', () =
     expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
     expect(statuses.slice(5).every((s) => s === 429)).toBe(true);
     // Another address (behind the trusted proxy) is not affected.
-    expect((await request(limited).get('/me').set('Authorization', `Bearer ${keys.maple}`).set('X-Forwarded-For', '198.51.100.8')).status).toBe(200);
+    expect((await request(limited).get('/me').set('Authorization', `Bearer ${api.keys.maple}`).set('X-Forwarded-For', '198.51.100.8')).status).toBe(200);
   });
 
   it('every seller request is limited per address before authentication too', async () => {
-    const limited = testApp(ctx, { RATE_LIMIT_SELLER_ADDRESS_PER_MIN: 3 });
+    const limited = testApp(api.ctx, { RATE_LIMIT_SELLER_ADDRESS_PER_MIN: 3 });
     const send = () => request(limited).get('/me').set('X-Forwarded-For', '198.51.100.9');
     expect([(await send()).status, (await send()).status, (await send()).status]).toEqual([401, 401, 401]);
     expect((await send()).status).toBe(429);
@@ -144,7 +131,7 @@ describe('defect 7: per-address limits before authentication, TRUST_PROXY', () =
 
   it('TRUST_PROXY decides whether X-Forwarded-For names the client', async () => {
     const hit = async (trust: string) => {
-      const a = testApp(ctx, { RATE_LIMIT_PUBLIC_PER_MIN: 2, TRUST_PROXY: trust });
+      const a = testApp(api.ctx, { RATE_LIMIT_PUBLIC_PER_MIN: 2, TRUST_PROXY: trust });
       const out: number[] = [];
       for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
         out.push((await request(a).get('/search?limit=1').set('X-Forwarded-For', ip)).status);

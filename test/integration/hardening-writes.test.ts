@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import type { Express } from 'express';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { useSellerApi } from '../support/seller-api.js';
+import { MAPLE, sellerApp } from '../support/seller-seed.js';
 import { signCursor } from '../../src/lib/cursor.js';
 import { exportCursorKind } from '../../src/api/routes/seller/listings-export.js';
 import { createApp } from '../../src/api/app.js';
@@ -14,28 +13,10 @@ import { appDeps } from '../support/app.js';
 
 // Issue 15 (hardening), seller listing writes and export against a real PostgreSQL.
 
-let ctx: TestContext;
-let app: Express;
-let keys: { maple: string; birch: string; ledger: string };
+const api = useSellerApi();
+const { auth, get, post } = api;
 
-beforeAll(async () => {
-  ctx = await createTestContext();
-  keys = await seedSellerApi(ctx);
-  app = sellerApp(ctx);
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const post = (path: string, body: unknown, key = keys.maple) =>
-  request(app)
-    .post(path)
-    .set(auth(key))
-    .send(body as object);
-const get = (path: string, key = keys.maple) => request(app).get(path).set(auth(key));
-
-async function stored(skuId: number, key = keys.maple) {
+async function stored(skuId: number, key = api.keys.maple) {
   const res = await get('/listings?include_deleted=true&limit=1000', key);
   expect(res.status).toBe(200);
   return (res.body.data.items as { skuId: number }[]).find((i) => i.skuId === skuId) as Record<string, unknown> | undefined;
@@ -95,7 +76,7 @@ describe('defect 2: instants outside what PostgreSQL stores', () => {
 });
 
 describe('defect 3: forged and foreign cursors', () => {
-  const forge = (payload: unknown, sellerId = MAPLE) => signCursor(ctx.env.CURSOR_SECRET, exportCursorKind(sellerId), payload);
+  const forge = (payload: unknown, sellerId = MAPLE) => signCursor(api.ctx.env.CURSOR_SECRET, exportCursorKind(sellerId), payload);
 
   it('a cursor signed with the secret but carrying an impossible field is a 400, never a 500', async () => {
     const bad = [
@@ -117,13 +98,13 @@ describe('defect 3: forged and foreign cursors', () => {
     await post(
       '/listings',
       [1001, 1002].map((skuId) => ({ skuId, productId: 101, price: 5, quantity: 1 })),
-      keys.birch,
+      api.keys.birch,
     );
-    const first = await get('/listings?limit=1', keys.birch);
+    const first = await get('/listings?limit=1', api.keys.birch);
     const cursor = first.body.data.nextCursor as string;
     expect(cursor).toBeTruthy();
-    expect((await get(`/listings?cursor=${encodeURIComponent(cursor)}`, keys.birch)).status).toBe(200);
-    const other = await get(`/listings?cursor=${encodeURIComponent(cursor)}`, keys.maple);
+    expect((await get(`/listings?cursor=${encodeURIComponent(cursor)}`, api.keys.birch)).status).toBe(200);
+    const other = await get(`/listings?cursor=${encodeURIComponent(cursor)}`, api.keys.maple);
     expect(other.status).toBe(400);
     expect(other.body.error.details[0].field).toBe('cursor');
   });
@@ -135,7 +116,7 @@ describe('defect 5: one seller cannot starve the pool', () => {
   /** Resolves once n backends wait on an advisory lock (the held seller lock). */
   async function waiters(n: number) {
     for (let i = 0; i < 400; i++) {
-      const { rows } = await ctx.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+      const { rows } = await api.ctx.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
       if (rows[0].n >= n) return;
       await new Promise((r) => setTimeout(r, 25));
     }
@@ -143,24 +124,24 @@ describe('defect 5: one seller cannot starve the pool', () => {
   }
 
   it('caps concurrent writes per seller: 429 RATE_LIMITED with Retry-After beyond it; other sellers go on', async () => {
-    const capped = sellerApp(ctx, { SELLER_MAX_CONCURRENT_WRITES: 1 });
-    const holder = await ctx.pool.connect();
+    const capped = sellerApp(api.ctx, { SELLER_MAX_CONCURRENT_WRITES: 1 });
+    const holder = await api.ctx.pool.connect();
     try {
       await holder.query(LOCK, [MAPLE]);
       const first = request(capped)
         .post('/listings')
-        .set(auth(keys.maple))
+        .set(auth(api.keys.maple))
         .send({ skuId: 1001, productId: 101, price: 9, quantity: 1 })
         .then((r) => r);
       await waiters(1);
       const second = await request(capped)
         .post('/listings/bulk')
-        .set(auth(keys.maple))
+        .set(auth(api.keys.maple))
         .send({ items: [{ op: 'delete', skuId: 1002 }] });
       expect(second.status).toBe(429);
       expect(second.body.error.code).toBe('RATE_LIMITED');
       expect(Number(second.headers['retry-after'])).toBeGreaterThan(0);
-      expect((await request(capped).post('/listings').set(auth(keys.birch)).send({ skuId: 2001, productId: 102, price: 1, quantity: 1 })).status).toBe(
+      expect((await request(capped).post('/listings').set(auth(api.keys.birch)).send({ skuId: 2001, productId: 102, price: 1, quantity: 1 })).status).toBe(
         200,
       );
       await holder.query(UNLOCK, [MAPLE]);
@@ -170,7 +151,7 @@ describe('defect 5: one seller cannot starve the pool', () => {
         (
           await request(capped)
             .post('/listings/bulk')
-            .set(auth(keys.maple))
+            .set(auth(api.keys.maple))
             .send({ items: [{ op: 'delete', skuId: 1002 }] })
         ).status,
       ).toBe(200);
@@ -181,21 +162,21 @@ describe('defect 5: one seller cannot starve the pool', () => {
   });
 
   it('statement timeout and connection wait timeout answer 503; auth and /readyz use their own small pool', async () => {
-    const pool = createPool(ctx.databaseUrl, 1, undefined, { statementTimeoutMs: 2000, connectionTimeoutMs: 200 });
-    const authPool = createPool(ctx.databaseUrl, 2);
-    const deps = appDeps({ env: ctx.env, pool, authPool, es: ctx.es, index: ctx.index, logger: createLogger('silent') });
+    const pool = createPool(api.ctx.databaseUrl, 1, undefined, { statementTimeoutMs: 2000, connectionTimeoutMs: 200 });
+    const authPool = createPool(api.ctx.databaseUrl, 2);
+    const deps = appDeps({ env: api.ctx.env, pool, authPool, es: api.ctx.es, index: api.ctx.index, logger: createLogger('silent') });
     const a = createApp(deps, [...sellerRoutes, healthRoutes]);
-    const holder = await ctx.pool.connect();
+    const holder = await api.ctx.pool.connect();
     try {
       await holder.query(LOCK, [MAPLE]);
       const stuck = request(a)
         .post('/listings')
-        .set(auth(keys.maple))
+        .set(auth(api.keys.maple))
         .send({ skuId: 1001, productId: 101, price: 8, quantity: 1 })
         .then((r) => r);
       await waiters(1);
       // The one main connection is taken: another seller's read waits at most the connection timeout.
-      const other = await request(a).get('/me').set(auth(keys.birch));
+      const other = await request(a).get('/me').set(auth(api.keys.birch));
       expect(other.status).toBe(503);
       expect(other.body.error.code).toBe('SERVICE_UNAVAILABLE');
       expect((await request(a).get('/readyz')).status).toBe(200);

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import type { Express } from 'express';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { BIRCH, MAPLE } from '../support/seller-seed.js';
+import { CUSTOMER as customer, useSellerApi } from '../support/seller-api.js';
 import { withTransaction } from '../../src/db/pool.js';
 import { lockOrder, updateFulfillment } from '../../src/db/orders.js';
 import { webhookEventsOfOrder } from '../../src/db/webhook-events.js';
@@ -17,70 +16,44 @@ import { openApiDocument } from '../../src/api/openapi/document.js';
 // partial and whole cancels with exact totals, idempotent repeats, concurrent moves, seller
 // scoping, holds in the export, and a poll that never misses a late-committing change.
 
-let ctx: TestContext;
-let app: Express;
-let keys: { maple: string; birch: string; ledger: string };
-
-const customer = {
-  name: 'A. Buyer',
-  email: 'a@example.com',
-  shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' },
-};
+const api = useSellerApi({ env: { RATE_LIMIT_SELLER_PER_MIN: 1_000_000 } });
+const { auth, listing } = api;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  keys = await seedSellerApi(ctx);
-  app = sellerApp(ctx, { RATE_LIMIT_SELLER_PER_MIN: 1_000_000 });
-  await ctx.pool.query(`
+  await api.ctx.pool.query(`
     INSERT INTO seller_shipping_options (seller_id, method, cost, tracked, position) VALUES (7, 'Lettermail', 199, false, 1);
     INSERT INTO seller_webhooks (seller_id, url, secret, cancel_event) VALUES (8, 'http://127.0.0.1:9/hook', 'whsec_dGVzdA==', 'inventory.adjusted');
     UPDATE products SET set_name = NULL WHERE product_id = 102;
   `);
 });
-afterAll(async () => {
-  await ctx?.close();
-});
 
+/** Order ids of this file. */
 let n = 0;
-/** A fresh listing of `seller` for a new sku (so tests do not share stock), and its sku id. */
-async function listing(seller: number, price: number, quantity: number, externalRef: string | null = null, productId = 101): Promise<number> {
-  const skuId = 5000 + ++n;
-  await ctx.pool.query(`INSERT INTO skus (sku_id, product_id, condition, language, finish) VALUES ($1, $2, 'Near Mint', 'English', NULL)`, [
-    skuId,
-    productId,
-  ]);
-  await ctx.pool.query(
-    `INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, external_ref, match_status) VALUES ($1, $2, $3, $4, $5, $6, 'matched')`,
-    [seller, skuId, productId, price, quantity, externalRef],
-  );
-  return skuId;
-}
 
 /** An order entered as a checkout enters it (checkoutOrder: a transaction of its own). */
 async function enter(input: Partial<CheckoutInput> & { lines: CheckoutInput['lines'] }): Promise<string> {
   const orderId = input.orderId ?? `ord_t${++n}`;
-  const r = await checkoutOrder(ctx.pool, { sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', ...input, orderId });
+  const r = await checkoutOrder(api.ctx.pool, { sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', ...input, orderId });
   expect(r.created).toBe(true);
   return orderId;
 }
 
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const detail = (id: string, key = keys.maple) =>
-  request(app)
+const detail = (id: string, key = api.keys.maple) =>
+  request(api.app)
     .get(`/orders/${encodeURIComponent(id)}`)
     .set(auth(key));
-const fulfil = (id: string, body: unknown, key = keys.maple) =>
-  request(app)
+const fulfil = (id: string, body: unknown, key = api.keys.maple) =>
+  request(api.app)
     .patch(`/orders/${encodeURIComponent(id)}/fulfillment`)
     .set(auth(key))
     .send(body as object);
-const cancel = (id: string, body?: unknown, key = keys.maple) => {
-  const r = request(app)
+const cancel = (id: string, body?: unknown, key = api.keys.maple) => {
+  const r = request(api.app)
     .post(`/orders/${encodeURIComponent(id)}/cancel`)
     .set(auth(key));
   return body === undefined ? r : r.send(body as object);
 };
-const poll = (query: Record<string, string>, key = keys.maple) => request(app).get('/orders').query(query).set(auth(key));
+const poll = (query: Record<string, string>, key = api.keys.maple) => request(api.app).get('/orders').query(query).set(auth(key));
 
 /** The `data` text of a success envelope, exactly as sent. */
 function dataText(res: request.Response): string {
@@ -90,7 +63,7 @@ function dataText(res: request.Response): string {
 }
 
 async function changeOf(id: string): Promise<{ seq: number; updated: string; events: number }> {
-  const { rows } = await ctx.pool.query(
+  const { rows } = await api.ctx.pool.query(
     `SELECT change_seq AS seq, updated_at::text AS updated, (SELECT count(*)::int FROM webhook_events WHERE order_id = $1) AS events
        FROM orders WHERE order_id = $1`,
     [id],
@@ -98,8 +71,8 @@ async function changeOf(id: string): Promise<{ seq: number; updated: string; eve
   return rows[0];
 }
 
-async function available(skuId: number, key = keys.maple): Promise<number> {
-  const res = await request(app).get('/listings').query({ limit: '1000' }).set(auth(key));
+async function available(skuId: number, key = api.keys.maple): Promise<number> {
+  const res = await request(api.app).get('/listings').query({ limit: '1000' }).set(auth(key));
   expect(res.status).toBe(200);
   return res.body.data.items.find((i: { skuId: number }) => i.skuId === skuId).available;
 }
@@ -111,8 +84,8 @@ function expectError(res: request.Response, status: number, code: string): void 
 
 describe('entry and reads', () => {
   it('freezes the order at entry; detail, poll item and order.created data are the same bytes', async () => {
-    const a = await listing(MAPLE, 250, 5, 'A-1');
-    const b = await listing(MAPLE, 400, 3, null, 102); // product 102 has a null set: frozen as ''
+    const a = await listing(MAPLE, 250, 5, { externalRef: 'A-1' });
+    const b = await listing(MAPLE, 400, 3, { productId: 102 }); // product 102 has a null set: frozen as ''
     const id = await enter({
       lines: [
         { skuId: a, quantity: 3 },
@@ -187,7 +160,7 @@ describe('entry and reads', () => {
       'buyer_notes',
     ]);
 
-    const [event, ...more] = await webhookEventsOfOrder(ctx.pool, id);
+    const [event, ...more] = await webhookEventsOfOrder(api.ctx.pool, id);
     expect(more).toEqual([]);
     expect(event).toMatchObject({ type: 'order.created', apiVersion: '2026-07', state: 'no_endpoint', sellerId: MAPLE });
     expect(event!.eventId).toMatch(/^msg_[0-9a-z]{26}$/);
@@ -218,7 +191,7 @@ describe('entry and reads', () => {
   it('refuses entries that are not against shown offers with enough stock, naming the path', async () => {
     const a = await listing(MAPLE, 100, 2);
     const refused = async (input: Partial<CheckoutInput> & { lines: CheckoutInput['lines'] }) => {
-      const err = await withTransaction(ctx.pool, (c) =>
+      const err = await withTransaction(api.ctx.pool, (c) =>
         enterOrder(c, { orderId: `ord_r${++n}`, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', ...input }),
       ).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(CheckoutError);
@@ -237,19 +210,19 @@ describe('entry and reads', () => {
         ],
       }),
     ).toBe('lines[1].skuId: sku 9999 is not a shown offer of seller 7: no listing');
-    await ctx.pool.query('UPDATE sellers SET vacation = true WHERE seller_id = 7');
+    await api.ctx.pool.query('UPDATE sellers SET vacation = true WHERE seller_id = 7');
     try {
       expect(await refused({ lines: [{ skuId: a, quantity: 1 }] })).toContain('not browse-eligible (VACATION_DISABLED)');
     } finally {
-      await ctx.pool.query('UPDATE sellers SET vacation = false WHERE seller_id = 7');
+      await api.ctx.pool.query('UPDATE sellers SET vacation = false WHERE seller_id = 7');
     }
-    expect(await ctx.pool.query(`SELECT 1 FROM orders WHERE order_id LIKE 'ord_r%'`).then((r) => r.rowCount)).toBe(0);
+    expect(await api.ctx.pool.query(`SELECT 1 FROM orders WHERE order_id LIKE 'ord_r%'`).then((r) => r.rowCount)).toBe(0);
   });
 
   it('two concurrent entries for the last unit: exactly one succeeds', async () => {
     const last = await listing(MAPLE, 5000, 1);
     const attempt = (orderId: string) =>
-      withTransaction(ctx.pool, async (c) => {
+      withTransaction(api.ctx.pool, async (c) => {
         const r = await enterOrder(c, {
           orderId,
           sellerId: MAPLE,
@@ -276,7 +249,7 @@ describe('entry and reads', () => {
     const a = await listing(MAPLE, 700, 3);
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
-        checkoutOrder(ctx.pool, {
+        checkoutOrder(api.ctx.pool, {
           orderId: `ord_rush${n}_${i}`,
           sellerId: MAPLE,
           currency: 'CAD',
@@ -292,19 +265,19 @@ describe('entry and reads', () => {
     expect(lost.map((r) => (r.reason as Error).message)).toEqual(Array(5).fill(`lines[0].quantity: 1 requested, 0 available for sku ${a}`));
     expect(await available(a)).toBe(0);
     const ids = won.map((r) => (r as PromiseFulfilledResult<{ orderId: string }>).value.orderId);
-    const stored = await ctx.pool.query(`SELECT order_id FROM orders WHERE order_id LIKE $1 ORDER BY order_id`, [`ord_rush${n}_%`]);
+    const stored = await api.ctx.pool.query(`SELECT order_id FROM orders WHERE order_id LIKE $1 ORDER BY order_id`, [`ord_rush${n}_%`]);
     expect(stored.rows.map((r) => r.order_id)).toEqual([...ids].sort());
     // Each entered order has exactly its one order.created, whose data is the detail's bytes.
     for (const id of ids) {
-      const events = await webhookEventsOfOrder(ctx.pool, id);
+      const events = await webhookEventsOfOrder(api.ctx.pool, id);
       expect(events.map((e) => e.type)).toEqual(['order.created']);
       expect(events[0]!.data).toBe(dataText(await detail(id)));
     }
-    const outbox = await ctx.pool.query(`SELECT count(*)::int AS n FROM webhook_events WHERE order_id LIKE $1`, [`ord_rush${n}_%`]);
+    const outbox = await api.ctx.pool.query(`SELECT count(*)::int AS n FROM webhook_events WHERE order_id LIKE $1`, [`ord_rush${n}_%`]);
     expect(outbox.rows[0].n).toBe(3);
     // Sellers that do not exist, including ids no lock key can hold, are refusals, not crashes.
     for (const sellerId of [999, 3_000_000_000, 0]) {
-      const err = await checkoutOrder(ctx.pool, {
+      const err = await checkoutOrder(api.ctx.pool, {
         orderId: `ord_noseller_${sellerId}`,
         sellerId,
         currency: 'CAD',
@@ -321,7 +294,7 @@ describe('entry and reads', () => {
     const a = await listing(MAPLE, 100, 5);
     const id = await enter({ lines: [{ skuId: a, quantity: 2 }] });
     const before = await changeOf(id);
-    const again = await withTransaction(ctx.pool, (c) =>
+    const again = await withTransaction(api.ctx.pool, (c) =>
       enterOrder(c, { orderId: id, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: a, quantity: 2 }] }),
     );
     expect(again).toEqual({ orderId: id, created: false });
@@ -331,7 +304,7 @@ describe('entry and reads', () => {
 });
 
 /** Every item of a full poll walk with these params (limit 2, so several pages). */
-async function walk(query: Record<string, string>, key = keys.maple): Promise<string[]> {
+async function walk(query: Record<string, string>, key = api.keys.maple): Promise<string[]> {
   const out: string[] = [];
   let cursor: string | null = null;
   for (let pages = 0; ; pages++) {
@@ -380,9 +353,9 @@ describe('poll', () => {
       expectError(await poll(bad), 400, 'INVALID_REQUEST');
     }
     // A cursor is bound to its seller and to its since.
-    expectError(await poll({ cursor }, keys.birch), 400, 'INVALID_REQUEST');
+    expectError(await poll({ cursor }, api.keys.birch), 400, 'INVALID_REQUEST');
     expectError(await poll({ cursor, since: t0 }), 400, 'INVALID_REQUEST');
-    expectError(await request(app).get('/orders'), 401, 'UNAUTHORIZED');
+    expectError(await request(api.app).get('/orders'), 401, 'UNAUTHORIZED');
   });
 
   it('never misses a change committed late: a transaction held open across the walk shows on resume', async () => {
@@ -395,7 +368,7 @@ describe('poll', () => {
     ];
 
     // A transaction changes `early` and stays open (its position is below everything after it).
-    const held = await ctx.pool.connect();
+    const held = await api.ctx.pool.connect();
     try {
       await held.query('BEGIN');
       const locked = await lockOrder(held, MAPLE, early);
@@ -468,7 +441,7 @@ describe('transitions', () => {
     expect(delivered.body.data.fulfillment).toEqual(fulfillment);
     expect(dataText(await detail(id))).toBe(dataText(delivered));
     // No event for fulfillment moves.
-    expect((await webhookEventsOfOrder(ctx.pool, id)).map((e) => e.type)).toEqual(['order.created']);
+    expect((await webhookEventsOfOrder(api.ctx.pool, id)).map((e) => e.type)).toEqual(['order.created']);
   });
 
   it('created -> shipped skips accepted; tracking url is optional (null)', async () => {
@@ -499,7 +472,7 @@ describe('transitions', () => {
       if (accept) expect(await status(await fulfil(id, { status: 'accepted' }))).toBe('accepted');
       const res = await cancel(id);
       expect(await status(res)).toBe('cancelled');
-      const events = await webhookEventsOfOrder(ctx.pool, id);
+      const events = await webhookEventsOfOrder(api.ctx.pool, id);
       expect(events.map((e) => e.type)).toEqual(['order.created', 'order.cancelled']);
       expect(events[1]!.data).toBe(dataText(res));
       expect(events[1]!.createdAt.getTime()).toBeGreaterThanOrEqual(events[0]!.createdAt.getTime());
@@ -637,11 +610,11 @@ describe('errors', () => {
 
   it('401 on every order route without a valid key', async () => {
     for (const r of [
-      request(app).get('/orders'),
-      request(app).get(`/orders/${id}`),
-      request(app).patch(`/orders/${id}/fulfillment`).send({ status: 'accepted' }),
-      request(app).post(`/orders/${id}/cancel`),
-      request(app).get(`/orders/${id}`).set(auth('mp_maple_00000000000000000000000000000000')),
+      request(api.app).get('/orders'),
+      request(api.app).get(`/orders/${id}`),
+      request(api.app).patch(`/orders/${id}/fulfillment`).send({ status: 'accepted' }),
+      request(api.app).post(`/orders/${id}/cancel`),
+      request(api.app).get(`/orders/${id}`).set(auth('mp_maple_00000000000000000000000000000000')),
     ]) {
       expectError(await r, 401, 'UNAUTHORIZED');
     }
@@ -650,15 +623,15 @@ describe('errors', () => {
   it("404 ORDER_NOT_FOUND for an unknown id and for another seller's order, on every route; the poll does not show it", async () => {
     const before = await changeOf(id);
     for (const [target, key] of [
-      ['ord_does_not_exist', keys.maple],
-      [id, keys.birch],
+      ['ord_does_not_exist', api.keys.maple],
+      [id, api.keys.birch],
     ] as const) {
       expectError(await detail(target, key), 404, 'ORDER_NOT_FOUND');
       expectError(await fulfil(target, { status: 'accepted' }, key), 404, 'ORDER_NOT_FOUND');
       expectError(await cancel(target, undefined, key), 404, 'ORDER_NOT_FOUND');
       expectError(await cancel(target, { lines: [{ skuId: sku }] }, key), 404, 'ORDER_NOT_FOUND');
     }
-    expect((await walk({}, keys.birch)).map((t) => JSON.parse(t).order_id)).not.toContain(id);
+    expect((await walk({}, api.keys.birch)).map((t) => JSON.parse(t).order_id)).not.toContain(id);
     expect(await changeOf(id)).toEqual(before);
   });
 
@@ -680,8 +653,8 @@ describe('errors', () => {
 
 describe('cancels, totals and holds', () => {
   it('partial cancels recompute totals with the same rates; cancelling the rest cancels the order as it was', async () => {
-    const a = await listing(MAPLE, 250, 10, 'A');
-    const b = await listing(MAPLE, 999, 10, 'B');
+    const a = await listing(MAPLE, 250, 10, { externalRef: 'A' });
+    const b = await listing(MAPLE, 999, 10, { externalRef: 'B' });
     const id = await enter({
       lines: [
         { skuId: a, quantity: 4 },
@@ -717,16 +690,16 @@ describe('cancels, totals and holds', () => {
     expect(whole.totals).toEqual(lineGone.totals);
     expect(whole.lines).toEqual(lineGone.lines);
     expect(await available(a)).toBe(10);
-    const events = await webhookEventsOfOrder(ctx.pool, id);
+    const events = await webhookEventsOfOrder(api.ctx.pool, id);
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.cancelled', 'order.cancelled', 'order.cancelled']);
     expect(events[3]!.data).toBe(dataText(await detail(id)));
   });
 
   it('a seller subscribed to inventory.adjusted gets the restocked units instead', async () => {
-    const a = await listing(BIRCH, 300, 5, 'B-ext');
-    const b = await listing(BIRCH, 100, 5, null);
+    const a = await listing(BIRCH, 300, 5, { externalRef: 'B-ext' });
+    const b = await listing(BIRCH, 100, 5);
     const id = `ord_birch_${++n}`;
-    await withTransaction(ctx.pool, (c) =>
+    await withTransaction(api.ctx.pool, (c) =>
       enterOrder(c, {
         orderId: id,
         sellerId: BIRCH,
@@ -739,17 +712,17 @@ describe('cancels, totals and holds', () => {
         ],
       }),
     );
-    const partial = await cancel(id, { lines: [{ skuId: a, quantity: 1 }] }, keys.birch);
+    const partial = await cancel(id, { lines: [{ skuId: a, quantity: 1 }] }, api.keys.birch);
     expect(partial.status).toBe(200);
-    const rest = await cancel(id, undefined, keys.birch);
+    const rest = await cancel(id, undefined, api.keys.birch);
     expect(JSON.parse(dataText(rest)).status).toBe('cancelled');
-    const events = await webhookEventsOfOrder(ctx.pool, id);
+    const events = await webhookEventsOfOrder(api.ctx.pool, id);
     expect(events.map((e) => [e.type, e.state])).toEqual([
       ['order.created', 'pending'],
       ['inventory.adjusted', 'pending'],
       ['inventory.adjusted', 'pending'],
     ]);
-    const { rows } = await ctx.pool.query(
+    const { rows } = await api.ctx.pool.query(
       `SELECT to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS t FROM orders WHERE order_id = $1`,
       [id],
     );
@@ -770,7 +743,7 @@ describe('cancels, totals and holds', () => {
         ],
       }),
     );
-    expect([await available(a, keys.birch), await available(b, keys.birch)]).toEqual([5, 5]);
+    expect([await available(a, api.keys.birch), await available(b, api.keys.birch)]).toEqual([5, 5]);
   });
 
   it('shipping releases the holds; accepting keeps them', async () => {
@@ -787,7 +760,7 @@ describe('cancels, totals and holds', () => {
     const id = await enter({ lines: [{ skuId: a, quantity: 2 }] });
     const createdAt: string = JSON.parse(dataText(await detail(id))).created_at;
     const before = await changeOf(id);
-    const push = (asOf: string) => request(app).post('/listings').set(auth(keys.maple)).send({ skuId: a, quantity: 5, asOf });
+    const push = (asOf: string) => request(api.app).post('/listings').set(auth(api.keys.maple)).send({ skuId: a, quantity: 5, asOf });
     expect((await push(new Date(Date.parse(createdAt) - 1).toISOString())).body.data.results[0].status).toBe('applied');
     expect(await available(a)).toBe(3); // pushed before the sale: the hold still counts
     expect((await push(createdAt)).body.data.results[0].status).toBe('applied');
@@ -802,7 +775,7 @@ describe('concurrent moves of one order', () => {
     for (let round = 0; round < 3; round++) {
       const id = await enter({ lines: [{ skuId: a, quantity: 1 }] });
       // Hold the row lock so both requests are waiting on it before either runs.
-      const blocker = await ctx.pool.connect();
+      const blocker = await api.ctx.pool.connect();
       let results: request.Response[];
       try {
         await blocker.query('BEGIN');
@@ -812,7 +785,7 @@ describe('concurrent moves of one order', () => {
           cancel(id).then((r) => r),
         ]);
         for (let i = 0; i < 200; i++) {
-          const { rows } = await ctx.pool.query(
+          const { rows } = await api.ctx.pool.query(
             `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`,
           );
           if (rows[0].n >= 2) break;

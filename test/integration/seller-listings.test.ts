@@ -1,32 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import request from 'supertest';
-import type { Express } from 'express';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { useSellerApi } from '../support/seller-api.js';
+import { MAPLE } from '../support/seller-seed.js';
 
 // A Platform's life through the seller API, against a real PostgreSQL: create, partially update,
 // stale pushes, delete, revive, purge, export across pages with every filter, store counts.
 
-let ctx: TestContext;
-let app: Express;
-let keys: { maple: string; birch: string; ledger: string };
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  keys = await seedSellerApi(ctx);
-  app = sellerApp(ctx);
-});
-afterAll(async () => {
-  await ctx?.close();
-});
-
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const post = (path: string, body: unknown, key = keys.maple) =>
-  request(app)
-    .post(path)
-    .set(auth(key))
-    .send(body as object);
-const get = (path: string, key = keys.maple) => request(app).get(path).set(auth(key));
+const api = useSellerApi();
+const { auth, get, post } = api;
 
 interface ExportItem {
   skuId: number;
@@ -42,12 +23,12 @@ interface ExportItem {
 }
 
 /** Every page of GET /listings with these query params (limit small), and the pages' sizes. */
-async function exportAll(query: Record<string, string>, key = keys.maple): Promise<{ items: ExportItem[]; pages: number[] }> {
+async function exportAll(query: Record<string, string>, key = api.keys.maple): Promise<{ items: ExportItem[]; pages: number[] }> {
   const items: ExportItem[] = [];
   const pages: number[] = [];
   let cursor: string | null = null;
   do {
-    const res = await request(app)
+    const res = await request(api.app)
       .get('/listings')
       .set(auth(key))
       .query(cursor ? { ...query, cursor } : query);
@@ -60,12 +41,12 @@ async function exportAll(query: Record<string, string>, key = keys.maple): Promi
   return { items, pages };
 }
 
-async function listing(skuId: number, key = keys.maple): Promise<ExportItem | undefined> {
+async function listing(skuId: number, key = api.keys.maple): Promise<ExportItem | undefined> {
   const { items } = await exportAll({ include_deleted: 'true', limit: '1000' }, key);
   return items.find((i) => i.skuId === skuId);
 }
 
-async function counts(key = keys.maple) {
+async function counts(key = api.keys.maple) {
   const res = await get('/me', key);
   expect(res.status).toBe(200);
   return res.body.data.counts;
@@ -230,15 +211,15 @@ describe('listing writes', () => {
 
   it('POST /listings with a non-object, non-array body is a 400', async () => {
     for (const raw of ['"text"', '42', 'null', 'true']) {
-      const res = await request(app).post('/listings').set(auth(keys.maple)).set('Content-Type', 'application/json').send(raw);
+      const res = await request(api.app).post('/listings').set(auth(api.keys.maple)).set('Content-Type', 'application/json').send(raw);
       expect(res.status, raw).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');
     }
-    const noBody = await request(app).post('/listings').set(auth(keys.maple));
+    const noBody = await request(api.app).post('/listings').set(auth(api.keys.maple));
     expect(noBody.status).toBe(400);
-    const malformed = await request(app).post('/listings').set(auth(keys.maple)).set('Content-Type', 'application/json').send('{"skuId":');
+    const malformed = await request(api.app).post('/listings').set(auth(api.keys.maple)).set('Content-Type', 'application/json').send('{"skuId":');
     expect(malformed.status).toBe(400);
-    const text = await request(app).post('/listings').set(auth(keys.maple)).set('Content-Type', 'text/plain').send('skuId=1');
+    const text = await request(api.app).post('/listings').set(auth(api.keys.maple)).set('Content-Type', 'text/plain').send('skuId=1');
     expect(text.status).toBe(400);
   });
 
@@ -325,7 +306,7 @@ describe('export', () => {
 
   it('available subtracts outstanding holds until a write with asOf at or after the order', async () => {
     await post('/listings', { skuId: 1001, productId: 101, price: 250, quantity: 5, asOf: '2026-11-02T00:00:00Z' });
-    await ctx.pool.query(`
+    await api.ctx.pool.query(`
       INSERT INTO orders (order_id, seller_id, status, created_at) VALUES
         ('o-1', ${MAPLE}, 'created', '2026-11-03T00:00:00Z'),
         ('o-2', ${MAPLE}, 'accepted', '2026-11-03T01:00:00Z'),
@@ -346,7 +327,7 @@ describe('export', () => {
 
 describe('store status and vacation', () => {
   it('vacation hides every listing: browsable false everywhere, counts.browsable 0, prerequisite with its action', async () => {
-    const on = await request(app).patch('/me').set(auth(keys.maple)).send({ vacation: true });
+    const on = await request(api.app).patch('/me').set(auth(api.keys.maple)).send({ vacation: true });
     expect(on.status).toBe(200);
     const me = on.body.data;
     expect(me).toMatchObject({ sellerCode: 'maple', storeName: 'Maple Cards', currency: 'CAD', region: 'CA', active: true, vacation: true });
@@ -362,7 +343,7 @@ describe('store status and vacation', () => {
     const { items } = await exportAll({ limit: '1000' });
     expect(items.every((i) => !i.browsable)).toBe(true);
 
-    const off = await request(app).patch('/me').set(auth(keys.maple)).send({ vacation: false });
+    const off = await request(api.app).patch('/me').set(auth(api.keys.maple)).send({ vacation: false });
     expect(off.body.data.vacation).toBe(false);
     expect(off.body.data.readiness).toEqual({ browseEligible: true, effectiveTermsVersion: '2026-07', incompletePrerequisites: [] });
     expect(off.body.data.counts.browsable).toBe(off.body.data.counts.matched);
@@ -371,17 +352,17 @@ describe('store status and vacation', () => {
 
   it('PATCH /me validates its body strictly', async () => {
     for (const body of [{}, { vacation: 'yes' }, { vacation: true, active: true }]) {
-      const res = await request(app).patch('/me').set(auth(keys.maple)).send(body);
+      const res = await request(api.app).patch('/me').set(auth(api.keys.maple)).send(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('INVALID_REQUEST');
       expect(res.body.error.details.length).toBeGreaterThan(0);
     }
-    const none = await request(app).patch('/me').set(auth(keys.maple));
+    const none = await request(api.app).patch('/me').set(auth(api.keys.maple));
     expect(none.status).toBe(400);
   });
 
   it('lists incomplete prerequisites in the contract order, with the accepted terms version', async () => {
-    await ctx.pool.query(`
+    await api.ctx.pool.query(`
       UPDATE sellers SET terms_version = '2025-01', active = false, vacation = true WHERE seller_id = ${MAPLE};
       INSERT INTO seller_prerequisites (seller_id, code) VALUES (${MAPLE}, 'BILLING_TERMS_ACCEPTED'), (${MAPLE}, 'TAX_PROFILE_COMPLETE');`);
     const res = await get('/me');
@@ -403,7 +384,7 @@ describe('store status and vacation', () => {
     }
     expect(res.body.data.active).toBe(false);
     expect(res.body.data.counts.browsable).toBe(0);
-    await ctx.pool.query(`
+    await api.ctx.pool.query(`
       UPDATE sellers SET terms_version = '2026-07', active = true, vacation = false WHERE seller_id = ${MAPLE};
       DELETE FROM seller_prerequisites WHERE seller_id = ${MAPLE};`);
     expect((await get('/me')).body.data.readiness.browseEligible).toBe(true);
