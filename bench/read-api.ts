@@ -16,7 +16,7 @@
 //
 // --pin (Linux, >= 2 CPUs, taskset): for the whole run Elasticsearch (the java process listening
 // on ELASTICSEARCH_URL's port, all threads) is pinned to CPU 0, and the API child and this process
-// (autocannon) to CPU 1, so the API's CPU is no longer taken from Elasticsearch (production runs
+// (autocannon) to CPU 1, so the API's CPU is not taken from Elasticsearch (production runs
 // the API on its own hosts). Elasticsearch's previous CPUs are restored on exit, error or Ctrl-C.
 // Without it the three share all CPUs. The output header says which topology was measured.
 // --load-with es: autocannon on CPU 0 with Elasticsearch instead, so the API has CPU 1 to itself.
