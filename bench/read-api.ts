@@ -20,7 +20,7 @@
 // the API on its own hosts). Elasticsearch's previous CPUs are restored on exit, error or Ctrl-C.
 // Without it the three share all CPUs. The output header says which topology was measured.
 // --load-with es: autocannon on CPU 0 with Elasticsearch instead, so the API has CPU 1 to itself.
-// Its cost (~0.1-0.15 ms of CPU a request) then weighs on Elasticsearch equally in the direct
+// Its cost then weighs on Elasticsearch equally in the direct
 // and the API runs, where with the default it weighs on the API's side of the ratio only.
 //
 // --floor: each round also sends the Elasticsearch side's requests through bench/pass-through.ts

@@ -72,8 +72,9 @@ export function compareOffers(a: OfferDoc, b: OfferDoc): number {
 }
 
 // Bounds of the keyword prefilter: it only narrows (the exact rule runs on the candidates), so it
-// may look at fewer terms and a prefix of each; a 255-letter keyword built a 255-part regex that
-// took PostgreSQL 425 ms to compile and ~0.5 ms per product to run.
+// may look at fewer terms and a prefix of each; the regex of a whole 255-letter keyword is slow
+// for PostgreSQL to compile and to run per product (BENCHMARKS.md, "Measurements behind code
+// choices").
 export const PREFILTER_MAX_TERMS = 8;
 export const PREFILTER_MAX_PARTS = 24;
 

@@ -63,7 +63,7 @@ export async function loadSample(pool: Pool, sample: Sample, progress: Progress)
   // Fresh statistics so the first queries after a big load get sensible plans. platform_settings
   // too: autovacuum never analyzes its one row, and without statistics the planner guesses 1,160
   // rows for it in the seller_readiness view, so checkout's entry query hash-joins every listing
-  // of the marketplace (~5 ms an order at 20,000 listings instead of ~1 ms).
+  // of the marketplace (BENCHMARKS.md, "Measurements behind code choices").
   await pool.query('ANALYZE products, skus, listings, handoff_variants, sellers, platform_settings, seller_shipping_options, seller_prerequisites');
   return stats;
 }

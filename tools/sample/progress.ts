@@ -30,7 +30,7 @@ export function progressReporter(sizes: Expected, log: (line: string) => void = 
         tableStarted = performance.now();
       }
       count++;
-      // Checking the clock every 256 rows keeps the hot loop cheap (orders enter at ~1 ms each).
+      // Checking the clock every 256 rows keeps the hot loop cheap (this runs once per row loaded).
       if ((count & 255) === 0 && performance.now() - lastReport >= 1000) {
         lastReport = performance.now();
         report();
