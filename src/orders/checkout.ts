@@ -2,7 +2,7 @@ import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import { lockSellerListings, sellerListingsLock } from '../db/listings.js';
 import { insertOrder, readEntryFacts } from '../db/orders.js';
 import { newEventId } from '../db/webhook-events.js';
-import { CheckoutError, freezeLines, newOrder, noSuchSeller, orderMoney, refusal, sellerIdRefusal, type CheckoutInput } from './entry.js';
+import { CheckoutError, enteredRow, freezeLines, newOrder, noSuchSeller, orderMoney, refusal, sellerIdRefusal, type CheckoutInput } from './entry.js';
 import { serializeOrder } from './serialize.js';
 
 // Order entry: the one code path a checkout uses (DECISIONS.md "Entering orders"). The fixture
@@ -61,19 +61,7 @@ async function enterLocked(c: PoolClient, input: CheckoutInput): Promise<Checkou
   const lines = freezeLines(input.lines, facts.offers);
   const order = newOrder(input, facts.seller.now, orderMoney(input, facts.seller.shipping, lines), lines);
   // 5. The Order body (the order.created event's data) and one insert of order, lines, holds and event.
-  const body = serializeOrder(
-    {
-      ...order,
-      status: 'created',
-      updatedAt: order.createdAt,
-      trackingCompany: null,
-      trackingNumber: null,
-      trackingUrl: null,
-      changeXid: '0',
-      changeSeq: 0,
-    },
-    lines,
-  );
+  const body = serializeOrder(enteredRow(order), lines);
   await insertOrder(c, order, { eventId: newEventId(), data: body });
   return { orderId: input.orderId, created: true, createdAt: order.createdAt, body };
 }

@@ -1,7 +1,7 @@
 import type { Customer } from '../contract/orders.js';
 import { lineDisclosures } from '../contract/orders.js';
 import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../contract/policy.js';
-import type { EntryFacts, EntryOffer, EntrySeller, NewOrder, OrderLineRow, TaxRate } from '../db/orders.js';
+import type { EntryFacts, EntryOffer, EntrySeller, NewOrder, OrderLineRow, OrderRow, TaxRate } from '../db/orders.js';
 import { computeTotals } from './totals.js';
 
 // The steps of an order's entry (DECISIONS.md "Entering orders"), decided without I/O from the
@@ -163,5 +163,19 @@ export function newOrder(input: CheckoutInput, createdAt: Date, money: OrderMone
     buyerNotes: input.buyerNotes ?? null,
     ...money,
     lines,
+  };
+}
+
+/** The order as it stands at entry, before its first change: the row the order.created body is made from. */
+export function enteredRow(order: NewOrder): OrderRow {
+  return {
+    ...order,
+    status: 'created',
+    updatedAt: order.createdAt,
+    trackingCompany: null,
+    trackingNumber: null,
+    trackingUrl: null,
+    changeXid: '0',
+    changeSeq: 0,
   };
 }

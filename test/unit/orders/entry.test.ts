@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lineDisclosuresSchema, orderSchema } from '../../../src/contract/orders.js';
 import type { EntryFacts, EntryOffer } from '../../../src/db/orders.js';
-import { freezeLines, newOrder, orderMoney, refusal, sellerIdRefusal, type CheckoutInput } from '../../../src/orders/entry.js';
+import { enteredRow, freezeLines, newOrder, orderMoney, refusal, sellerIdRefusal, type CheckoutInput } from '../../../src/orders/entry.js';
 import { orderBody } from '../../../src/orders/serialize.js';
 
 // The spec beside src/orders/entry.ts: which rule refuses an entry first (by input path), what a
@@ -227,16 +227,7 @@ describe('entry money', () => {
     });
     const order = newOrder(input({ operator: true }), new Date('2026-11-25T10:00:00.123Z'), money, lines);
     expect(order.hasMoney).toBe(false);
-    const row = {
-      ...order,
-      status: 'created' as const,
-      updatedAt: order.createdAt,
-      trackingCompany: null,
-      trackingNumber: null,
-      trackingUrl: null,
-      changeXid: '0',
-      changeSeq: 0,
-    };
+    const row = enteredRow(order);
     const body = orderSchema.parse(orderBody(row, lines));
     expect(body).not.toHaveProperty('totals');
     expect(body).not.toHaveProperty('shipping');
