@@ -2,7 +2,7 @@ import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import { lockSellerListings, sellerListingsLock } from '../db/listings.js';
 import { insertOrder, readEntryFacts } from '../db/orders.js';
 import { newEventId } from '../db/webhook-events.js';
-import { CheckoutError, enteredRow, freezeLines, newOrder, noSuchSeller, orderMoney, refusal, sellerIdRefusal, type CheckoutInput } from './entry.js';
+import { enteredRow, freezeLines, linesRefusal, newOrder, noSuchSeller, orderMoney, refusal, sellerIdRefusal, type CheckoutInput } from './entry.js';
 import { serializeOrder } from './serialize.js';
 
 // Order entry: the one code path a checkout uses (DECISIONS.md "Entering orders"). The fixture
@@ -13,8 +13,6 @@ import { serializeOrder } from './serialize.js';
 
 export type CheckoutResult = { orderId: string; created: true; createdAt: Date; body: string } | { orderId: string; created: false };
 
-const noLines = () => new CheckoutError('lines', 'expected at least one line');
-
 /**
  * Enters one order on the caller's transaction, or refuses it with a CheckoutError naming the
  * input path. An order id that already exists is left as it is ({created: false}: no second hold,
@@ -22,7 +20,8 @@ const noLines = () => new CheckoutError('lines', 'expected at least one line');
  * listing writer takes), so two entries for the last unit never both succeed.
  */
 export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<CheckoutResult> {
-  if (input.lines.length === 0) throw noLines();
+  const noLines = linesRefusal(input);
+  if (noLines) throw noLines;
   await lockSellerListings(c, input.sellerId);
   return enterLocked(c, input);
 }
@@ -33,9 +32,8 @@ export async function enterOrder(c: PoolClient, input: CheckoutInput): Promise<C
  * COMMIT). A refused entry rolls back and throws its CheckoutError.
  */
 export async function checkoutOrder(pool: Pool, input: CheckoutInput): Promise<CheckoutResult> {
-  if (input.lines.length === 0) throw noLines();
-  const badSeller = sellerIdRefusal(input.sellerId);
-  if (badSeller) throw badSeller;
+  const refused = linesRefusal(input) ?? sellerIdRefusal(input.sellerId);
+  if (refused) throw refused;
   return withTransaction(pool, (c) => enterLocked(c, input), {
     advisoryLock: sellerListingsLock(input.sellerId),
     local: { plan_cache_mode: 'force_generic_plan' },

@@ -39,6 +39,11 @@ export class CheckoutError extends Error {
   }
 }
 
+/** No lines, no order (checked before the facts too: for no skus the facts statement finds no row). */
+export function linesRefusal(input: CheckoutInput): CheckoutError | null {
+  return input.lines.length === 0 ? new CheckoutError('lines', 'expected at least one line') : null;
+}
+
 /** Seller ids are int4 (and so is the seller lock's key): anything else names no seller. */
 export function sellerIdRefusal(sellerId: number): CheckoutError | null {
   return Number.isInteger(sellerId) && sellerId >= 1 && sellerId <= 2147483647 ? null : noSuchSeller(sellerId);
@@ -53,7 +58,8 @@ export const noSuchSeller = (sellerId: number) => new CheckoutError('sellerId', 
  */
 export function refusal(input: CheckoutInput, facts: EntryFacts): CheckoutError | null {
   const { seller, offers } = facts;
-  if (input.lines.length === 0) return new CheckoutError('lines', 'expected at least one line');
+  const noLines = linesRefusal(input);
+  if (noLines) return noLines;
   if (input.currency !== seller.currency) {
     return new CheckoutError('currency', `expected the seller's currency ${seller.currency}, got ${input.currency}`);
   }
