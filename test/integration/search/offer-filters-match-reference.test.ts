@@ -84,7 +84,7 @@ afterAll(async () => {
 
 const maxCount = (facets: Record<string, { count: number }[]>) => Math.max(0, ...Object.values(facets).flatMap((vs) => vs.map((v) => v.count)));
 
-describe('search at a size where cardinality was approximate', () => {
+describe('search at a size where a cardinality count would be approximate', () => {
   it('the scenario has more than 3,000 products under one offer-level facet value', () => {
     const facets = ref.search({}).facets as { condition: { value: string; count: number }[] };
     expect(facets.condition[0]!.count).toBeGreaterThan(3000);
