@@ -56,6 +56,10 @@ const envSchema = z
     DEGRADED_WARM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
     DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
+    // Search admission (docs/search-design.md "Overload"): searches in flight to the index per API
+    // process, and how long one more may wait for a slot before it is answered without the index.
+    SEARCH_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(256).default(8),
+    SEARCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(250),
     // Webhook dispatcher (DECISIONS.md "Events").
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
     WEBHOOK_RETRY_DELAYS_MS: z

@@ -27,6 +27,10 @@ export interface DegradedMetrics {
   warmRequests: number;
   /** Warm requests that failed (the pass goes on; the next pass retries them). */
   warmFailures: number;
+  /** Searches the index could not take in time (admission): answered from the cache or 503. */
+  shed: number;
+  /** Index queries that timed out while the cluster answered others (overload: not counted toward opening). */
+  overloadTimeouts: number;
 }
 
 export function emptyDegradedMetrics(): DegradedMetrics {
@@ -42,6 +46,8 @@ export function emptyDegradedMetrics(): DegradedMetrics {
     warmPasses: 0,
     warmRequests: 0,
     warmFailures: 0,
+    shed: 0,
+    overloadTimeouts: 0,
   };
 }
 
@@ -52,6 +58,7 @@ export interface DegradedGauges {
   cache: { entries: number; bytes: number };
   warmCache: { entries: number; bytes: number };
   fallback: { running: number; waiting: number };
+  admission: { running: number; waiting: number };
 }
 
 /** Prometheus text of Degraded Mode: its state, the cluster's last status, the counters and gauges. */
@@ -92,6 +99,20 @@ export function degradedPrometheus(metrics: DegradedMetrics, g: DegradedGauges):
     { name: 'degraded_warm_passes_total', help: 'Warm passes run to the end', type: 'counter', value: metrics.warmPasses },
     { name: 'degraded_warm_requests_total', help: 'Warm requests answered by the index', type: 'counter', value: metrics.warmRequests },
     { name: 'degraded_warm_failures_total', help: 'Warm requests that failed', type: 'counter', value: metrics.warmFailures },
+    {
+      name: 'buyer_search_shed_total',
+      help: 'Searches not admitted to the index in time (answered from the cache or 503)',
+      type: 'counter',
+      value: metrics.shed,
+    },
+    {
+      name: 'buyer_index_overload_timeouts_total',
+      help: 'Index queries that timed out while the cluster answered others (not counted toward Degraded Mode)',
+      type: 'counter',
+      value: metrics.overloadTimeouts,
+    },
+    { name: 'buyer_search_running', help: 'Searches in flight to the index', type: 'gauge', value: g.admission.running },
+    { name: 'buyer_search_waiting', help: 'Searches waiting for an index slot', type: 'gauge', value: g.admission.waiting },
     { name: 'degraded_fallback_running', help: 'PostgreSQL fallback reads running', type: 'gauge', value: g.fallback.running },
     { name: 'degraded_fallback_waiting', help: 'PostgreSQL fallback reads waiting for a slot', type: 'gauge', value: g.fallback.waiting },
   ]);
