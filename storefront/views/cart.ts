@@ -107,7 +107,7 @@ function CartRowView({ shell, row }: { shell: Shell; row: CartRow }) {
       ${why && html`<p class="cart-why">${why}</p>`}
     </div>
     <div class="cart-price">
-      <span class="muted">Price</span> ${info?.currentPrice != null ? html`<${Money} minor=${info.currentPrice} />` : html`<span class="muted">—</span>`}
+      <span class="muted label">Price</span>${info?.currentPrice != null ? html`<${Money} minor=${info.currentPrice} />` : html`<span class="muted">—</span>`}
       ${row.priceChanged && html`<p class="price-changed" data-price-changed="true">Price changed: was <${Money} minor=${line.addedPrice} /></p>`}
     </div>
     <div class="cart-qty">
@@ -122,7 +122,7 @@ function CartRowView({ shell, row }: { shell: Shell; row: CartRow }) {
       />
     </div>
     <p class="cart-line-total">
-      <span class="muted">Subtotal</span>
+      <span class="muted label">Subtotal</span>
       ${row.lineTotal !== null ? html`<${Money} minor=${row.lineTotal} />` : html`<span class="muted">not counted</span>`}
     </p>
     <button type="button" class="link-button" onClick=${() => shell.setCart(removeLine(shell.cart, line))} aria-label=${`Remove ${name} from the cart`}>
