@@ -1,0 +1,276 @@
+// Storefront bench (npm run bench:storefront -- [options]): in Chromium, the time from a buyer's
+// facet click or keyword submit to the new results painted, with the API's share beside it.
+//
+// Where the API comes from (first that applies):
+//   --base URL               a running API (e.g. the demo's http://localhost:3000); nothing is started
+//   --db NAME --prefix P     an existing loaded database on DATABASE_URL's server and its indexed alias
+//                            (e.g. after `npm run sample -- --listings 2000000 --seed 3 --load` and
+//                            `npm run reindex`: --db marketplace --prefix mp)
+//   --listings N [--seed S]  a fresh database with the sample, indexed by a rebuild, both dropped after
+// In the last two the API runs as its own process (`node --import tsx src/main.ts`, as in
+// production, the warm set on), with a live indexer beside it (--indexer no: none) and, while
+// measuring, listing price writes through PostgreSQL (--writes per second, default 5; each bump is
+// undone before the end), so the index refreshes as it does in production.
+//
+// The measured actions come in episodes from the landing grid: a browse episode clicks 1-3 facet
+// values (ticking, or unticking when three are ticked or nothing is left); a keyword episode
+// submits a word of a product name seen in the landing grid, then clicks 1-2 facet values. Each
+// time is the page's own User Timing measure (storefront/timing.ts): from the input event's
+// timestamp to the first task after the frame that shows the new results; the API's share is the
+// page's time from the request to the whole response body (Resource Timing of the same fetch).
+//   --actions N (200)  measured actions       --warm N (40) unmeasured actions first
+//   --seed S (1)       the random walk's seed --screenshot FILE  the search page at the end (PNG)
+//   --port P (3190)    API port when started   --json FILE  every action's figures
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Page } from 'playwright-core';
+import { createPool, type Pool } from '../src/db/pool.js';
+import { createEsClient } from '../src/es/client.js';
+import { indexNames } from '../src/es/index-names.js';
+import { createLogger } from '../src/lib/logger.js';
+import { rebuild } from '../indexer/rebuild.js';
+import { launchChromium, openStorefront, SCREENSHOT_DIR, settled } from '../test/support/browser.js';
+import { prng } from '../test/support/scenario.js';
+import { load, openWorld, pct, sleep, spawnIndexer, type World } from './world.js';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    base: { type: 'string' },
+    db: { type: 'string' },
+    prefix: { type: 'string' },
+    listings: { type: 'string', default: '50000' },
+    seed: { type: 'string', default: '1' },
+    actions: { type: 'string', default: '200' },
+    warm: { type: 'string', default: '40' },
+    writes: { type: 'string', default: '5' },
+    indexer: { type: 'string', default: 'yes' },
+    port: { type: 'string', default: '3190' },
+    screenshot: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const log = (m: string) => console.error(`[bench:storefront] ${m}`);
+const children: ChildProcess[] = [];
+process.once('exit', () => children.forEach((c) => c.kill('SIGTERM')));
+process.once('SIGINT', () => process.exit(130));
+
+// ---- the API ----
+let base = values.base?.replace(/\/$/, '');
+let world: World | null = null;
+let pool: Pool | null = null;
+let ownIndex: string | null = null;
+let setup = `--base ${base}`;
+if (!base) {
+  world = await openWorld({ tag: 'storefront', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
+  pool = createPool(world.env.DATABASE_URL, 4);
+  let prefix = values.prefix;
+  if (prefix === undefined) {
+    if (values.db) throw new Error('--db needs --prefix (the index alias of that database)');
+    prefix = `bench-${randomBytes(3).toString('hex')}`;
+    ownIndex = prefix;
+    const es = createEsClient(world.env.ELASTICSEARCH_URL, 120_000);
+    const t0 = performance.now();
+    const r = await rebuild({ pool, es, index: indexNames(prefix), logger: createLogger('silent') });
+    log(`indexed ${r.docs} docs behind ${indexNames(prefix).alias} in ${Math.round(performance.now() - t0)} ms`);
+    await es.close();
+  }
+  const env = { DATABASE_URL: world.env.DATABASE_URL, ELASTICSEARCH_URL: world.env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix };
+  if (values.indexer !== 'no') {
+    const { child } = spawnIndexer(root, env, log);
+    children.push(child);
+  }
+  const api = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: values.port, RATE_LIMIT_PUBLIC_PER_MIN: '1000000000', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(api);
+  base = `http://127.0.0.1:${values.port}`;
+  setup = `database ${world.dbName}, alias ${indexNames(prefix).alias}, API pid ${api.pid} on ${base}`;
+}
+for (let i = 0; ; i++) {
+  try {
+    const ready = await fetch(`${base}/readyz`);
+    const landing = await fetch(`${base}/search?limit=1`);
+    if (ready.status === 200 && landing.status === 200 && (await landing.json()).data.items.length > 0) break;
+  } catch {
+    /* not up yet */
+  }
+  if (i > 300) throw new Error(`no API with data at ${base}`);
+  await sleep(500);
+}
+log(`${setup}; ${load()}`);
+
+// ---- keywords: words of product names the landing grid shows ----
+const rnd = prng(Number(values.seed));
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+const words = new Set<string>();
+for (const q of ['?limit=100', '?limit=100&sort=name_desc', '?limit=100&condition=Damaged', '?limit=100&language=Japanese']) {
+  const { data } = (await (await fetch(`${base}/search${q}`)).json()) as { data: { items: { name: string | null }[] } };
+  for (const item of data.items) for (const w of (item.name ?? '').split(/[^\p{L}\p{N}]+/u)) if ([...w].length >= 4) words.add(w.toLowerCase());
+}
+const keywords = [...words];
+log(`${keywords.length} keywords from the landing grid`);
+
+// ---- price writes while measuring ----
+let writes = 0;
+let writer: Promise<void> | null = null;
+let writing = false;
+if (pool && Number(values.writes) > 0) {
+  const { rows: targets } = await pool.query<{ seller_id: number; sku_id: number }>(
+    `SELECT seller_id, sku_id FROM listings TABLESAMPLE SYSTEM (1) WHERE deleted_at IS NULL LIMIT 2000`,
+  );
+  const bumped: { seller_id: number; sku_id: number }[] = [];
+  const every = 1000 / Number(values.writes);
+  const p = pool;
+  writing = true;
+  writer = (async () => {
+    const bump = (t: { seller_id: number; sku_id: number }, by: number) =>
+      p.query(`UPDATE listings SET price = price + $3, updated_at = clock_timestamp() WHERE seller_id = $1 AND sku_id = $2`, [t.seller_id, t.sku_id, by]);
+    while (writing) {
+      const restore = bumped.length > 0 && rnd() < 0.5;
+      if (restore) await bump(bumped.shift()!, -1);
+      else {
+        const t = pick(targets);
+        await bump(t, 1);
+        bumped.push(t);
+      }
+      writes++;
+      await sleep(every);
+    }
+    for (const t of bumped) await bump(t, -1);
+  })();
+}
+
+// ---- the browser walk ----
+interface Figure {
+  kind: 'facet' | 'keyword';
+  ms: number;
+  apiMs: number;
+  degraded: boolean;
+  query: string;
+}
+
+const browser = await launchChromium();
+const { page } = await openStorefront(browser, base);
+await page.goto('/');
+await settled(page);
+
+const measures = (p: Page) => p.evaluate(() => performance.getEntriesByName('storefront:search').length);
+
+/** Runs a buyer action and returns the page's measure of it, once the URL's results show. */
+async function act(kind: Figure['kind'], action: () => Promise<void>): Promise<Figure> {
+  const before = await measures(page);
+  await action();
+  await page.waitForFunction((n) => performance.getEntriesByName('storefront:search').length > n, before, { timeout: 60_000 });
+  await settled(page, 60_000);
+  const m = await page.evaluate(() => {
+    const e = performance.getEntriesByName('storefront:search').at(-1) as PerformanceMeasure;
+    return { ms: e.duration, apiMs: (e.detail as { apiMs: number }).apiMs };
+  });
+  return {
+    kind,
+    ...m,
+    degraded: (await page.locator('.banner[data-degraded="true"]').count()) > 0,
+    query: new URL(page.url()).search,
+  };
+}
+
+async function facetClick(): Promise<Figure> {
+  const ticked = await page.$$('fieldset.facet[data-facet] input:checked:not([value=""])');
+  const empty = (await page.locator('li.card').count()) === 0;
+  const pool = ticked.length >= 3 || empty ? ticked : await page.$$('fieldset.facet[data-facet] input:not([value=""])');
+  const input = pick(pool);
+  return act('facet', () => input.click());
+}
+
+async function keywordSubmit(): Promise<Figure> {
+  const word = pick(keywords);
+  await page.fill('#keyword', word);
+  return act('keyword', () => page.press('#keyword', 'Enter'));
+}
+
+async function episode(): Promise<Figure[]> {
+  // Back to the landing grid (not measured).
+  if (new URL(page.url()).search !== '') await act('facet', () => page.click('a.brand'));
+  const out: Figure[] = [];
+  if (rnd() < 0.4) {
+    out.push(await keywordSubmit());
+    for (let i = Math.floor(rnd() * 2) + 1; i > 0; i--) out.push(await facetClick());
+  } else {
+    for (let i = Math.floor(rnd() * 3) + 1; i > 0; i--) out.push(await facetClick());
+  }
+  return out;
+}
+
+const loadBefore = load();
+log(`warm-up: ${values.warm} actions`);
+for (let n = 0; n < Number(values.warm);) n += (await episode()).length;
+log(`measuring ${values.actions} actions; ${load()}`);
+const figures: Figure[] = [];
+const t0 = performance.now();
+while (figures.length < Number(values.actions)) figures.push(...(await episode()));
+const seconds = (performance.now() - t0) / 1000;
+const loadAfter = load();
+writing = false;
+await writer;
+
+const shot = values.screenshot ?? path.join(SCREENSHOT_DIR, 'bench-search.png');
+mkdirSync(path.dirname(shot), { recursive: true });
+await page.goto('/?condition=Near%20Mint&language=English');
+await settled(page);
+await page.screenshot({ path: shot });
+await browser.close();
+
+// ---- summary ----
+const row = (label: string, fs: Figure[]) => {
+  const ms = fs.map((f) => f.ms).sort((a, b) => a - b);
+  const api = fs.map((f) => f.apiMs).sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x).toLocaleString('en');
+  return `| ${label} | ${fs.length} | ${r(pct(ms, 0.5))} / ${r(pct(ms, 0.9))} / ${r(pct(ms, 0.99))} / ${r(ms.at(-1) ?? NaN)} | ${r(pct(api, 0.5))} / ${r(pct(api, 0.99))} | ${(pct(api, 0.5) / pct(ms, 0.5)).toFixed(2)} | ${fs.filter((f) => f.degraded).length} |`;
+};
+const lines = [
+  `storefront bench, ${new Date().toISOString()}: ${setup}`,
+  `${figures.length} actions in ${seconds.toFixed(0)} s, ${pool ? `${writes} listing price writes (${values.writes}/s)` : 'no writes (--base: the bench has no database)'}; before: ${loadBefore}; after: ${loadAfter}`,
+  '',
+  '| action | n | action to painted p50 / p90 / p99 / max ms | API share p50 / p99 ms | API / total (p50) | degraded |',
+  '|---|---|---|---|---|---|',
+  row('all', figures),
+  row(
+    'facet click',
+    figures.filter((f) => f.kind === 'facet'),
+  ),
+  row(
+    'keyword submit',
+    figures.filter((f) => f.kind === 'keyword'),
+  ),
+  '',
+  `slowest: ${[...figures]
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 3)
+    .map((f) => `${Math.round(f.ms)} ms (API ${Math.round(f.apiMs)}) ${f.kind} ${f.query}`)
+    .join('; ')}`,
+  `screenshot: ${shot}`,
+];
+console.log(lines.join('\n'));
+if (values.json) writeFileSync(values.json, JSON.stringify(figures, null, 1));
+
+for (const c of children) c.kill('SIGTERM');
+await pool?.end();
+if (world?.created) {
+  if (ownIndex) {
+    const es = createEsClient(world.env.ELASTICSEARCH_URL, 60_000);
+    await es.indices.delete({ index: `${ownIndex}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+    await es.close();
+  }
+  await sleep(500);
+  await world.drop();
+}
+process.exit(0);
