@@ -226,6 +226,8 @@ const shot = values.screenshot ?? path.join(SCREENSHOT_DIR, 'bench-search.png');
 mkdirSync(path.dirname(shot), { recursive: true });
 await page.goto('/?condition=Near%20Mint&language=English');
 await settled(page);
+// The images in view fail (no network here) and give way to their placeholders.
+await page.waitForTimeout(500);
 await page.screenshot({ path: shot });
 await browser.close();
 
