@@ -32,7 +32,11 @@ async function api(path: string, init?: RequestInit): Promise<any> {
 
 const shownOffers = (p: Page) =>
   p.$$eval('li.offer', (els) =>
-    els.map((e) => ({ sellerId: Number(e.getAttribute('data-seller-id')) || null, skuId: Number(e.getAttribute('data-sku-id')), price: Number(e.getAttribute('data-price')) })),
+    els.map((e) => ({
+      sellerId: Number(e.getAttribute('data-seller-id')) || null,
+      skuId: Number(e.getAttribute('data-sku-id')),
+      price: Number(e.getAttribute('data-price')),
+    })),
   );
 const offerKeys = (offers: any[]) => offers.map((o) => ({ sellerId: o.sellerId, skuId: o.skuId, price: o.price }));
 
@@ -91,6 +95,16 @@ describe('storefront product page and cart', () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it('a bad product link shows the API refusal; an unknown product says so', async () => {
+    await page.goto('/?view=product&productId=abc');
+    await page.waitForSelector('[role="alert"]');
+    expect(await page.textContent('[role="alert"]')).toContain('must be an integer > 0');
+    await page.goto(productHref(999_999));
+    await settled(page);
+    expect(await page.textContent('main h1')).toBe('Product not in the catalog');
+    expect(await page.locator('li.offer').count()).toBe(0);
+  });
+
   it('the cart shows an offer sold out through the seller API once the indexer has it, and a changed price', async () => {
     await page.goto(productHref(productId));
     await settled(page);
@@ -115,7 +129,11 @@ describe('storefront product page and cart', () => {
     // Seller A sells out; seller B raises the price. Both through the seller API.
     const write = async (o: any, body: object) => {
       const { key } = await issueApiKey(ctx.pool, o.sellerCode, 'storefront test');
-      const res = await api('/listings', { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await api('/listings', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.data.results[0].status).toBe('applied');
     };
     await write(a, { skuId: a.skuId, quantity: 0 });
@@ -141,8 +159,17 @@ describe('storefront product page and cart', () => {
 
   it('a phone-sized viewport scrolls no page sideways', async () => {
     // The same cart as above (the browser storage copied), on a 360 x 740 screen.
-    const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true, baseURL: served.url, storageState: await sp.context.storageState() });
-    await phone.route((url) => url.origin !== new URL(served.url).origin, (r) => r.abort('internetdisconnected'));
+    const phone = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      hasTouch: true,
+      baseURL: served.url,
+      storageState: await sp.context.storageState(),
+    });
+    await phone.route(
+      (url) => url.origin !== new URL(served.url).origin,
+      (r) => r.abort('internetdisconnected'),
+    );
     const p = await phone.newPage();
     for (const href of ['/?limit=24', '/?condition=Near%20Mint&language=English', productHref(productId), '/?view=cart']) {
       await p.goto(href);

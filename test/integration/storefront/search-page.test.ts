@@ -258,6 +258,24 @@ describe('storefront search page', () => {
     expect(sp.errors).toEqual([]);
   });
 
+  it('keyboard: a facet ticked with the space bar keeps the focus; the results follow', async () => {
+    await page.goto('/?limit=100');
+    await settled(page);
+    const value = (await apiFor(page)).facets.language[0].value as string;
+    await page.focus(`fieldset[data-facet="language"] input[value="${value}"]`);
+    await page.keyboard.press('Space');
+    await settled(page);
+    expect(new URL(page.url()).searchParams.getAll('language')).toEqual([value]);
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe(value);
+    expect(await cardIds(page)).toEqual((await apiFor(page)).items.map((i: any) => i.productId));
+    // Tab moves on to the next value of the same facet, space ticks it too.
+    await page.keyboard.press('Tab');
+    const next = await page.evaluate(() => (document.activeElement as HTMLInputElement).value);
+    await page.keyboard.press('Space');
+    await settled(page);
+    expect(new URL(page.url()).searchParams.getAll('language')).toEqual([value, next]);
+  });
+
   it('axe finds no serious or critical violation on the search page', async () => {
     await page.goto('/?keyword=bolt');
     await settled(page);
