@@ -54,12 +54,15 @@ export function App() {
 
   const shell: Shell = {
     navigate(href, opts = {}) {
+      const here = `${window.location.pathname}${window.location.search}`;
+      // The same URL again (the brand link on the landing grid) is no new page, nor a new entry.
+      if (href === here && !opts.replace) return;
       if (opts.at !== undefined) markAction(opts.at);
       if (opts.replace) window.history.replaceState(null, '', href);
       else window.history.pushState(null, '', href);
       setLocation(window.location.search);
     },
-    onAnswer(answer: Answer<unknown>) {
+    onAnswer<T>(answer: Answer<T>): Answer<T> {
       setDegraded(answer.degraded);
       return answer;
     },
@@ -69,7 +72,7 @@ export function App() {
       setCartLines(lines);
     },
     lastSearch: lastSearch.current,
-  } as Shell;
+  };
 
   return html`<a class="skip" href="#main">Skip to content</a>
     <header class="site-header">

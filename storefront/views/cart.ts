@@ -107,7 +107,8 @@ function CartRowView({ shell, row }: { shell: Shell; row: CartRow }) {
       ${why && html`<p class="cart-why">${why}</p>`}
     </div>
     <div class="cart-price">
-      <span class="muted label">Price</span>${info?.currentPrice != null ? html`<${Money} minor=${info.currentPrice} />` : html`<span class="muted">—</span>`}
+      <span class="muted label">Price</span
+      >${info?.currentPrice != null ? html`<${Money} minor=${info.currentPrice} />` : html`<span class="muted">—</span>`}
       ${row.priceChanged && html`<p class="price-changed" data-price-changed="true">Price changed: was <${Money} minor=${line.addedPrice} /></p>`}
     </div>
     <div class="cart-qty">

@@ -68,7 +68,8 @@ function initials(name: string): string {
 export function ErrorNotice({ error, onRetry, shell }: { error: unknown; onRetry?: () => void; shell: Shell }) {
   const failure = error instanceof ApiFailure ? error : new ApiFailure(String((error as Error)?.message ?? error), null, null);
   const unreachable = failure.status === null;
-  const refused = failure.status !== null && failure.status >= 400 && failure.status < 500;
+  // A 4xx other than a rate limit will not change by asking again.
+  const refused = failure.status !== null && failure.status >= 400 && failure.status < 500 && failure.status !== 429;
   const fields = Array.isArray(failure.details)
     ? (failure.details as { field?: unknown; message?: unknown }[]).filter((d) => typeof d.field === 'string' && typeof d.message === 'string')
     : [];

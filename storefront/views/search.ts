@@ -72,8 +72,9 @@ export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSe
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
-    // A "more results" click has already loaded this page count for this query.
-    if (loaded && loaded.key === key && loaded.pages === pages) return;
+    // A "more results" click has already loaded this page count for this query (a retry after
+    // an error loads it all again).
+    if (loaded && loaded.key === key && loaded.pages === pages && !error) return;
     const ctrl = new AbortController();
     setBusy(true);
     loadPages(shell, query, pages, ctrl.signal).then(
