@@ -1,47 +1,31 @@
 // The cart: the lines kept in this browser, refreshed through POST /lines/lookup. A line that
 // sold out or vanished shows as such, a changed price is flagged, and the total counts only what
 // can be bought now.
-import { useEffect, useState } from 'preact/hooks';
 import type { CartLine } from '../../src/contract/buyer.js';
 import { html } from 'htm/preact';
-import { isAbort, lookupLines } from '../api.js';
+import { lookupLines } from '../api.js';
 import { cartRows, removeLine, setQuantity, type CartRow } from '../cart.js';
 import { plural } from '../format.js';
 import { productHref } from '../routes.js';
 import { ErrorNotice, Link, Money, type Shell } from './common.js';
+import { useAnswer } from './use-answer.js';
 
 export function CartView({ shell }: { shell: Shell }) {
-  const [lookup, setLookup] = useState<CartLine[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const [checks, setChecks] = useState(0);
   // Only the set of pairs matters to the lookup, not the quantities.
   const pairs = shell.cart.map((l) => `${l.sellerId}:${l.skuId}`).join(',');
-
-  useEffect(() => {
-    if (shell.cart.length === 0) {
-      setLookup([]);
-      return;
-    }
-    const ctrl = new AbortController();
-    setBusy(true);
-    lookupLines(
-      shell.cart.map(({ sellerId, skuId }) => ({ sellerId, skuId })),
-      ctrl.signal,
-    ).then(
-      (answer) => {
-        setLookup(shell.onAnswer(answer).data.lines);
-        setError(null);
-        setBusy(false);
-      },
-      (err: unknown) => {
-        if (isAbort(err)) return;
-        setError(err);
-        setBusy(false);
-      },
-    );
-    return () => ctrl.abort();
-  }, [pairs, checks]);
+  const answer = useAnswer(
+    async (signal): Promise<CartLine[]> =>
+      shell.cart.length === 0
+        ? []
+        : shell.onAnswer(
+            await lookupLines(
+              shell.cart.map(({ sellerId, skuId }) => ({ sellerId, skuId })),
+              signal,
+            ),
+          ).data.lines,
+    [pairs],
+  );
+  const { value: lookup, error, busy } = answer;
 
   const { rows, total, buyableLines } = cartRows(shell.cart, lookup ?? []);
   return html`<section
@@ -51,7 +35,7 @@ export function CartView({ shell }: { shell: Shell }) {
     data-state=${busy ? 'loading' : error ? 'error' : 'ready'}
   >
     <h1 id="cart-heading" tabindex="-1">Your cart</h1>
-    ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${() => setChecks((n) => n + 1)} />`}
+    ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${answer.retry} />`}
     ${
       shell.cart.length === 0
         ? html`<p>Your cart is empty. <${Link} shell=${shell} href=${shell.lastSearch}>Find cards</${Link}></p>`
@@ -67,7 +51,7 @@ export function CartView({ shell }: { shell: Shell }) {
                 Total${lookup ? ` (${plural(buyableLines, 'line', 'lines')} that can be bought now)` : ''}:${' '}
                 <strong data-total=${lookup ? total : ''}>${lookup ? html`<${Money} minor=${total} />` : '…'}</strong>
               </p>
-              <button type="button" onClick=${() => setChecks((n) => n + 1)} disabled=${busy}>Check prices and stock again</button>
+              <button type="button" onClick=${answer.retry} disabled=${busy}>Check prices and stock again</button>
             </div>
             <p class="results-count" role="status">${busy ? 'Checking prices and stock…' : ''}</p>`
     }

@@ -3,12 +3,13 @@
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import type { Offer, Product } from '../../src/contract/buyer.js';
 import { html } from 'htm/preact';
-import { getProduct, isAbort } from '../api.js';
+import { getProduct } from '../api.js';
 import { addLine } from '../cart.js';
 import { PRODUCT_FILTERS, productHref, qs, searchHref, withParam, withValue, type ProductFilter } from '../routes.js';
 import { plural } from '../format.js';
 import { resultsShown } from '../timing.js';
 import { ErrorNotice, Link, Money, ProductImage, type Shell } from './common.js';
+import { useAnswer } from './use-answer.js';
 
 /** Offers per page (one more is asked, to know whether a next page exists). */
 export const OFFERS_PER_PAGE = 20;
@@ -38,41 +39,30 @@ function choicesOf(offers: Offer[], query: URLSearchParams): Record<ProductFilte
 
 export function ProductView({ shell, productId, query }: { shell: Shell; productId: string; query: URLSearchParams }) {
   const key = `${productId}${qs(query)}`;
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(true);
-  const [attempt, setAttempt] = useState(0);
   const [added, setAdded] = useState('');
-
-  useEffect(() => {
-    const ctrl = new AbortController();
-    setBusy(true);
-    // Unfiltered from the cheapest, one request of the API's largest page gives both the page and
-    // the filters' choices; otherwise the page and the choices are two requests side by side.
-    const plain = !PRODUCT_FILTERS.some((f) => query.has(f)) && !query.has('offset');
-    const pageQuery = withParam(query, 'limit', String(plain ? CHOICES_FROM : OFFERS_PER_PAGE + 1));
-    Promise.all([getProduct(productId, qs(pageQuery), ctrl.signal), plain ? null : getProduct(productId, `?limit=${CHOICES_FROM}`, ctrl.signal)]).then(
-      ([page, all]) => {
-        shell.onAnswer({ ...page, degraded: page.degraded || all?.degraded === true });
-        setLoaded({
-          key,
-          product: page.data.product,
-          offers: page.data.offers.slice(0, OFFERS_PER_PAGE),
-          hasNext: page.data.offers.length > OFFERS_PER_PAGE,
-          choices: choicesOf((all ?? page).data.offers, query),
-          apiMs: Math.max(page.ms, all?.ms ?? 0),
-        });
-        setError(null);
-        setBusy(false);
-      },
-      (err: unknown) => {
-        if (isAbort(err)) return;
-        setError(err);
-        setBusy(false);
-      },
-    );
-    return () => ctrl.abort();
-  }, [key, attempt]);
+  const answer = useAnswer(
+    async (signal): Promise<Loaded> => {
+      // Unfiltered from the cheapest, one request of the API's largest page gives both the page
+      // and the filters' choices; otherwise the page and the choices are two requests side by side.
+      const plain = !PRODUCT_FILTERS.some((f) => query.has(f)) && !query.has('offset');
+      const pageQuery = withParam(query, 'limit', String(plain ? CHOICES_FROM : OFFERS_PER_PAGE + 1));
+      const [page, all] = await Promise.all([
+        getProduct(productId, qs(pageQuery), signal),
+        plain ? null : getProduct(productId, `?limit=${CHOICES_FROM}`, signal),
+      ]);
+      shell.onAnswer({ ...page, degraded: page.degraded || all?.degraded === true });
+      return {
+        key,
+        product: page.data.product,
+        offers: page.data.offers.slice(0, OFFERS_PER_PAGE),
+        hasNext: page.data.offers.length > OFFERS_PER_PAGE,
+        choices: choicesOf((all ?? page).data.offers, query),
+        apiMs: Math.max(page.ms, all?.ms ?? 0),
+      };
+    },
+    [key],
+  );
+  const { value: loaded, error, busy } = answer;
 
   useLayoutEffect(() => {
     if (loaded && !busy) resultsShown('storefront:product', loaded.apiMs);
@@ -102,7 +92,7 @@ export function ProductView({ shell, productId, query }: { shell: Shell; product
     data-query=${shown?.key}
   >
     <p class="back"><${Link} shell=${shell} href=${shell.lastSearch}>← Back to search</${Link}></p>
-    ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${() => setAttempt((n) => n + 1)} />`}
+    ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${answer.retry} />`}
     ${
       (shown ?? loaded) &&
       html`<header class="product-head">

@@ -1,13 +1,14 @@
 // Search: the facets as choice lists with the API's counts, sort and checkout mode, product cards
 // and "more results" following nextCursor. Everything shown about the data comes from GET /search.
-import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import type { Facets, SearchItem } from '../../src/contract/buyer.js';
 import { html } from 'htm/preact';
-import { getSearch, isAbort } from '../api.js';
+import { getSearch } from '../api.js';
 import { FACET_PARAMS, productHref, qs, searchHref, withParam, withValue } from '../routes.js';
 import { plural } from '../format.js';
 import { resultsShown } from '../timing.js';
 import { ErrorNotice, follow, Link, Money, ProductImage, type Shell } from './common.js';
+import { useAnswer } from './use-answer.js';
 
 type FacetName = keyof typeof FACET_PARAMS;
 
@@ -66,31 +67,13 @@ async function loadPages(shell: Shell, query: URLSearchParams, pages: number, si
 
 export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSearchParams; pages: number }) {
   const key = qs(query);
-  const [loaded, setLoaded] = useState<Loaded | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const [attempt, setAttempt] = useState(0);
-
-  useEffect(() => {
-    // A "more results" click has already loaded this page count for this query (a retry after
-    // an error loads it all again).
-    if (loaded && loaded.key === key && loaded.pages === pages && !error) return;
-    const ctrl = new AbortController();
-    setBusy(true);
-    loadPages(shell, query, pages, ctrl.signal).then(
-      (r) => {
-        setLoaded(r);
-        setError(null);
-        setBusy(false);
-      },
-      (err: unknown) => {
-        if (isAbort(err)) return;
-        setError(err);
-        setBusy(false);
-      },
-    );
-    return () => ctrl.abort();
-  }, [key, pages, attempt]);
+  const answer = useAnswer(
+    (signal) => loadPages(shell, query, pages, signal),
+    [key, pages],
+    // A "more results" click has already loaded this page count for this query.
+    (l) => l.key === key && l.pages === pages,
+  );
+  const { value: loaded, error, busy } = answer;
 
   useLayoutEffect(() => {
     if (loaded && !busy) resultsShown('storefront:search', loaded.apiMs);
@@ -100,16 +83,14 @@ export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSe
 
   const more = async () => {
     if (!loaded?.nextCursor) return;
-    setBusy(true);
+    answer.update({ value: loaded, error: null, busy: true });
     try {
       const next = shell.onAnswer(await getSearch(qs(withParam(query, 'cursor', loaded.nextCursor))));
-      const r = { ...loaded, items: [...loaded.items, ...next.data.items], nextCursor: next.data.nextCursor, pages: loaded.pages + 1, apiMs: next.ms };
-      setLoaded(r);
-      shell.navigate(searchHref(query, r.pages), { replace: true });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
+      const value = { ...loaded, items: [...loaded.items, ...next.data.items], nextCursor: next.data.nextCursor, pages: loaded.pages + 1, apiMs: next.ms };
+      answer.update({ value, error: null, busy: false });
+      shell.navigate(searchHref(query, value.pages), { replace: true });
+    } catch (error) {
+      answer.update({ value: loaded, error, busy: false });
     }
   };
 
@@ -144,7 +125,7 @@ export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSe
               : ''
         }
       </p>
-      ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${() => setAttempt((n) => n + 1)} />`}
+      ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${answer.retry} />`}
       ${
         (shown ?? loaded) &&
         html`<ul class="cards">
