@@ -33,7 +33,7 @@ import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { rebuild } from '../indexer/rebuild.js';
-import { launchChromium, openStorefront, SCREENSHOT_DIR, settled } from '../test/support/browser.js';
+import { here, launchChromium, openStorefront, SCREENSHOT_DIR, settled } from '../test/support/browser.js';
 import { prng } from '../test/support/scenario.js';
 import { load, openWorld, pct, sleep, spawnIndexer, type World } from './world.js';
 
@@ -179,7 +179,7 @@ async function act(kind: Figure['kind'], action: () => Promise<void>): Promise<F
     kind,
     ...m,
     degraded: (await page.locator('.banner[data-degraded="true"]').count()) > 0,
-    query: new URL(page.url()).search,
+    query: new URL(await here(page)).search,
   };
 }
 
@@ -199,7 +199,7 @@ async function keywordSubmit(): Promise<Figure> {
 
 async function episode(): Promise<Figure[]> {
   // Back to the landing grid (not measured).
-  if (new URL(page.url()).search !== '') await act('facet', () => page.click('a.brand'));
+  if (new URL(await here(page)).search !== '') await act('facet', () => page.click('a.brand'));
   const out: Figure[] = [];
   if (rnd() < 0.4) {
     out.push(await keywordSubmit());

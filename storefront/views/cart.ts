@@ -7,7 +7,7 @@ import { lookupLines } from '../api.js';
 import { cartRows, removeLine, setQuantity, type CartRow } from '../cart.js';
 import { plural } from '../format.js';
 import { productHref } from '../routes.js';
-import { ErrorNotice, Link, Money, type Shell } from './common.js';
+import { ErrorNotice, Link, Money, QuantityInput, type Shell } from './common.js';
 import { useAnswer } from './use-answer.js';
 
 export function CartView({ shell }: { shell: Shell }) {
@@ -96,15 +96,7 @@ function CartRowView({ shell, row }: { shell: Shell; row: CartRow }) {
       ${row.priceChanged && html`<p class="price-changed" data-price-changed="true">Price changed: was <${Money} minor=${line.addedPrice} /></p>`}
     </div>
     <div class="cart-qty">
-      <label for=${qtyId}>Quantity</label>
-      <input
-        id=${qtyId}
-        type="number"
-        inputmode="numeric"
-        min="1"
-        value=${line.quantity}
-        onChange=${(e: Event) => shell.setCart(setQuantity(shell.cart, line, Math.floor(Number((e.target as HTMLInputElement).value)) || 1))}
-      />
+      <${QuantityInput} id=${qtyId} value=${line.quantity} onValue=${(n: number) => shell.setCart(setQuantity(shell.cart, line, n))} />
     </div>
     <p class="cart-line-total">
       <span class="muted label">Subtotal</span>

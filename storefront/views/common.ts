@@ -29,6 +29,24 @@ export function Link({ shell, href, children, ...rest }: { shell: Shell; href: s
   return html`<a href=${href} onClick=${(e: MouseEvent) => follow(shell, e, href)} ...${rest}>${children}</a>`;
 }
 
+/** A typed quantity as a whole number from 1 to `max`. */
+export const clampQuantity = (raw: string, max = Infinity): number => Math.max(1, Math.min(max, Math.floor(Number(raw)) || 1));
+
+/** A labelled quantity field (`name="quantity"`); `onValue` gets each committed value, clamped. */
+export function QuantityInput({ id, value, max, onValue }: { id: string; value: number; max?: number; onValue?: (n: number) => void }) {
+  return html`<label for=${id}>Quantity</label>
+    <input
+      id=${id}
+      name="quantity"
+      type="number"
+      inputmode="numeric"
+      min="1"
+      max=${max}
+      value=${value}
+      onChange=${(e: Event) => onValue?.(clampQuantity((e.target as HTMLInputElement).value, max))}
+    />`;
+}
+
 /** A price in minor units: the formatted amount, with the exact value for machines. */
 export function Money({ minor }: { minor: number }) {
   return html`<data class="money" value=${minor}>${formatMinor(minor)}</data>`;

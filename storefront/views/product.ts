@@ -8,7 +8,7 @@ import { addLine } from '../cart.js';
 import { PRODUCT_FILTERS, productHref, qs, searchHref, withParam, withValue, type ProductFilter } from '../routes.js';
 import { plural } from '../format.js';
 import { resultsShown } from '../timing.js';
-import { ErrorNotice, Link, Money, ProductImage, type Shell } from './common.js';
+import { clampQuantity, ErrorNotice, Link, Money, ProductImage, QuantityInput, type Shell } from './common.js';
 import { useAnswer } from './use-answer.js';
 
 /** Offers per page (one more is asked, to know whether a next page exists). */
@@ -89,7 +89,7 @@ export function ProductView({ shell, productId, query }: { shell: Shell; product
     class="product"
     aria-busy=${busy ? 'true' : 'false'}
     data-state=${busy ? 'loading' : error ? 'error' : 'ready'}
-    data-query=${shown?.key}
+    data-query=${error && !busy ? key : shown?.key}
   >
     <p class="back"><${Link} shell=${shell} href=${shell.lastSearch}>← Back to search</${Link}></p>
     ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${answer.retry} />`}
@@ -213,19 +213,12 @@ function OfferRow({ shell, offer, onAdd }: { shell: Shell; offer: Offer; onAdd: 
             class="offer-buy"
             onSubmit=${(e: Event) => {
               e.preventDefault();
-              onAdd(offer, quantity);
+              // The field as typed, even when Enter submits before its change event.
+              const field = (e.currentTarget as HTMLFormElement).elements.namedItem('quantity') as HTMLInputElement;
+              onAdd(offer, clampQuantity(field.value, offer.available));
             }}
           >
-            <label for=${qtyId}>Quantity</label>
-            <input
-              id=${qtyId}
-              type="number"
-              inputmode="numeric"
-              min="1"
-              max=${offer.available}
-              value=${quantity}
-              onInput=${(e: Event) => setQuantity(Math.max(1, Math.min(offer.available, Number((e.target as HTMLInputElement).value) || 1)))}
-            />
+            <${QuantityInput} id=${qtyId} value=${quantity} max=${offer.available} onValue=${setQuantity} />
             <button type="submit" aria-label=${`Add to cart: ${printing || 'this offer'} from ${seller}`}>Add to cart</button>
           </form>`
     }

@@ -106,7 +106,7 @@ export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSe
       aria-labelledby="results-heading"
       aria-busy=${busy ? 'true' : 'false'}
       data-state=${busy ? 'loading' : error ? 'error' : 'ready'}
-      data-query=${shown?.key}
+      data-query=${error && !busy ? key : shown?.key}
       data-pages=${shown?.pages}
     >
       <div class="results-bar">

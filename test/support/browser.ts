@@ -66,25 +66,39 @@ export async function openStorefront(browser: Browser, baseUrl: string, viewport
 
 /**
  * Waits until the view the URL names shows the answer for exactly that URL (the views carry
- * `data-state` and `data-query`), so a test never reads the previous answer's DOM.
+ * `data-state` and `data-query`), so a test never reads the previous answer's DOM. A view that
+ * shows an error for that URL fails the wait at once, with the page's message.
  */
 export async function settled(page: Page, timeout = 30_000): Promise<void> {
-  const route = parseRoute(new URL(page.url()).search);
+  const route = parseRoute(new URL(await here(page)).search);
   const want =
     route.view === 'search'
       ? { sel: 'section.results', query: qs(route.query), pages: String(route.pages) }
       : route.view === 'product'
         ? { sel: 'article.product', query: `${route.productId}${qs(route.query)}`, pages: null }
         : { sel: 'section.cart', query: null, pages: null };
-  await page.waitForFunction(
+  const outcome = await page.waitForFunction(
     (w) => {
       const el = document.querySelector(w.sel);
-      if (!el || el.getAttribute('data-state') !== 'ready') return false;
-      return (w.query === null || el.getAttribute('data-query') === w.query) && (w.pages === null || el.getAttribute('data-pages') === w.pages);
+      const state = el?.getAttribute('data-state');
+      if (!el || (state !== 'ready' && state !== 'error') || (w.query !== null && el.getAttribute('data-query') !== w.query)) return false;
+      if (state === 'error') return `error: ${document.querySelector('[role="alert"]')?.textContent ?? '(no message)'}`;
+      return w.pages === null || el.getAttribute('data-pages') === w.pages ? 'ready' : false;
     },
     want,
     { timeout },
   );
+  const result = await outcome.jsonValue();
+  if (result !== 'ready') throw new Error(`the page at ${await here(page)} shows an ${String(result)}`);
+}
+
+/**
+ * The document's URL now. `page.url()` follows the page's pushState through a browser event, so
+ * right after an action it may still be the previous URL; an evaluation runs after the action's
+ * events, so it sees the URL they left.
+ */
+export function here(page: Page): Promise<string> {
+  return page.evaluate(() => location.href);
 }
 
 /** axe-core's serious and critical violations of the page as it is now (none is the bar). */

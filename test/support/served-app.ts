@@ -6,8 +6,12 @@ import type { AppDeps } from '../../src/api/deps.js';
 import type { Infra } from '../../src/config/infra.js';
 import { createLogger } from '../../src/lib/logger.js';
 import type { ServiceOverrides } from '../../src/services.js';
+import { loadFixture } from '../../src/fixtures/load.js';
+import type { LiveIndexer } from '../../indexer/live.js';
 import { appDeps } from './app.js';
 import type { TestContext } from './context.js';
+import { startTestIndexer } from './indexer.js';
+import { applyScenarioExtras, generateScenario, type Scenario } from './scenario.js';
 
 export interface ServedApp {
   /** http://127.0.0.1:PORT, no trailing slash. */
@@ -35,6 +39,42 @@ export async function serveApp(ctx: TestContext, infra: Partial<Infra> = {}, ove
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await deps.services.stop();
+    },
+  };
+}
+
+export interface ServedScenario {
+  scenario: Scenario;
+  indexer: LiveIndexer;
+  served: ServedApp;
+  /** Stops the app and the indexer (the context is the caller's). */
+  close(): Promise<void>;
+}
+
+/**
+ * A seeded scenario marketplace loaded into the test's database, indexed by the live indexer (which
+ * keeps running, so writes reach the index), and served on a real port.
+ */
+export async function serveScenario(
+  ctx: TestContext,
+  seed: number,
+  size?: Parameters<typeof generateScenario>[1],
+  infra: Partial<Infra> = {},
+): Promise<ServedScenario> {
+  const scenario = generateScenario(seed, size);
+  await loadFixture(ctx.pool, scenario.fixture);
+  await applyScenarioExtras(ctx.pool, scenario);
+  const indexer = await startTestIndexer(ctx);
+  await indexer.idle();
+  await ctx.es.indices.refresh({ index: ctx.index.alias });
+  const served = await serveApp(ctx, infra);
+  return {
+    scenario,
+    indexer,
+    served,
+    close: async () => {
+      await served.close();
+      await indexer.stop();
     },
   };
 }

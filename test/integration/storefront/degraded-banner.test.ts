@@ -2,15 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@elastic/elasticsearch';
 import { createTestContext, type TestContext } from '../../support/context.js';
-import { startTestIndexer } from '../../support/indexer.js';
 import { startEsNode, type EsNode } from '../../support/es-node.js';
 import { eventually } from '../../support/eventually.js';
-import { generateScenario, applyScenarioExtras } from '../../support/scenario.js';
-import { serveApp, type ServedApp } from '../../support/served-app.js';
+import { serveScenario, type ServedApp, type ServedScenario } from '../../support/served-app.js';
 import { launchChromium, openStorefront, screenshot, seriousViolations, settled } from '../../support/browser.js';
-import { loadFixture } from '../../../src/fixtures/load.js';
 import { createEsClient } from '../../../src/es/client.js';
-import type { LiveIndexer } from '../../../indexer/live.js';
 
 // Degraded Mode as a buyer sees it: the storefront against a throwaway Elasticsearch node of this
 // test's own (never the shared one). Stopping the node turns the banner on while results still
@@ -21,7 +17,7 @@ let base: TestContext;
 let ctx: TestContext;
 let indexerEs: Client;
 let apiEs: Client;
-let indexer: LiveIndexer;
+let stack: ServedScenario;
 let served: ServedApp;
 let browser: Browser;
 let page: Page;
@@ -65,23 +61,17 @@ beforeAll(async () => {
   base = await createTestContext();
   indexerEs = createEsClient(node.url, 30_000);
   ctx = { ...base, es: indexerEs, env: { ...base.env, ELASTICSEARCH_URL: node.url } };
-  const scenario = generateScenario(4141);
-  await loadFixture(ctx.pool, scenario.fixture);
-  await applyScenarioExtras(ctx.pool, scenario);
-  indexer = await startTestIndexer(ctx);
-  await indexer.idle();
-  await indexerEs.indices.refresh({ index: ctx.index.alias });
   // The API's own client, with the production request timeout (as src/main.ts builds it).
   apiEs = createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS);
-  served = await serveApp(ctx, { es: apiEs });
+  stack = await serveScenario(ctx, 4141, undefined, { es: apiEs });
+  served = stack.served;
   browser = await launchChromium();
   page = (await openStorefront(browser, served.url)).page;
 }, 240_000);
 
 afterAll(async () => {
   await browser?.close();
-  await served?.close();
-  await indexer?.stop();
+  await stack?.close();
   await Promise.allSettled([apiEs?.close(), indexerEs?.close()]);
   await base?.close();
   await node?.destroy();

@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestContext, type TestContext } from '../../support/context.js';
-import { startTestIndexer } from '../../support/indexer.js';
-import { generateScenario, applyScenarioExtras } from '../../support/scenario.js';
-import { serveApp, type ServedApp } from '../../support/served-app.js';
-import { launchChromium, openStorefront, screenshot, scrollsSideways, seriousViolations, settled, type StorePage } from '../../support/browser.js';
-import { loadFixture } from '../../../src/fixtures/load.js';
+import { serveScenario, type ServedApp, type ServedScenario } from '../../support/served-app.js';
+import { here, launchChromium, openStorefront, screenshot, scrollsSideways, seriousViolations, settled, type StorePage } from '../../support/browser.js';
 import { issueApiKey } from '../../../src/db/api-keys.js';
-import type { LiveIndexer } from '../../../indexer/live.js';
 import { productHref } from '../../../storefront/routes.js';
 
 // The storefront's product page and cart in Chromium against the real stack: offers cheapest
@@ -16,7 +12,7 @@ import { productHref } from '../../../storefront/routes.js';
 // axe-core on both pages, and a phone-sized viewport on all three.
 
 let ctx: TestContext;
-let indexer: LiveIndexer;
+let stack: ServedScenario;
 let served: ServedApp;
 let browser: Browser;
 let sp: StorePage;
@@ -42,13 +38,8 @@ const offerKeys = (offers: any[]) => offers.map((o) => ({ sellerId: o.sellerId, 
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const scenario = generateScenario(3131, { products: 30, listings: 600 });
-  await loadFixture(ctx.pool, scenario.fixture);
-  await applyScenarioExtras(ctx.pool, scenario);
-  indexer = await startTestIndexer(ctx);
-  await indexer.idle();
-  await ctx.es.indices.refresh({ index: ctx.index.alias });
-  served = await serveApp(ctx);
+  stack = await serveScenario(ctx, 3131, { products: 30, listings: 600 });
+  served = stack.served;
   let best = { id: 0, offers: 0 };
   for (const item of (await api('/search?limit=100')).data.items) {
     const offers = (await api(`/products/${item.productId}?limit=100`)).data.offers;
@@ -65,8 +56,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await served?.close();
-  await indexer?.stop();
+  await stack?.close();
   await ctx?.close();
 });
 
@@ -86,7 +76,7 @@ describe('storefront product page and cart', () => {
     const [condition] = [...counts].filter(([c]) => c !== null).sort((a, b) => a[1] - b[1])[0]!;
     await page.click(`fieldset[data-filter="condition"] input[value="${condition}"]`);
     await settled(page);
-    expect(new URL(page.url()).searchParams.getAll('condition')).toEqual([condition]);
+    expect(new URL(await here(page)).searchParams.getAll('condition')).toEqual([condition]);
     const filtered = (await api(`/products/${productId}?limit=20&condition=${encodeURIComponent(condition)}`)).data.offers;
     expect(await shownOffers(page)).toEqual(offerKeys(filtered));
     expect(filtered.length).toBeLessThan((await api(`/products/${productId}?limit=100`)).data.offers.length);

@@ -1,12 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestContext, type TestContext } from '../../support/context.js';
-import { startTestIndexer } from '../../support/indexer.js';
-import { generateScenario, applyScenarioExtras } from '../../support/scenario.js';
-import { serveApp, type ServedApp } from '../../support/served-app.js';
-import { launchChromium, openStorefront, screenshot, seriousViolations, settled, type StorePage } from '../../support/browser.js';
-import { loadFixture } from '../../../src/fixtures/load.js';
-import type { LiveIndexer } from '../../../indexer/live.js';
+import { serveScenario, type ServedApp, type ServedScenario } from '../../support/served-app.js';
+import { here, launchChromium, openStorefront, screenshot, seriousViolations, settled, type StorePage } from '../../support/browser.js';
 import { parseRoute, qs } from '../../../storefront/routes.js';
 
 // The storefront's search page in Chromium against the real API, index and database (a seeded
@@ -15,7 +11,7 @@ import { parseRoute, qs } from '../../../storefront/routes.js';
 // restores the page (reload, back/forward, a shared link).
 
 let ctx: TestContext;
-let indexer: LiveIndexer;
+let stack: ServedScenario;
 let served: ServedApp;
 let browser: Browser;
 let sp: StorePage;
@@ -34,8 +30,8 @@ async function api(path: string): Promise<any> {
 
 /** GET /search for the query the page's URL names. */
 async function apiFor(p: Page): Promise<any> {
-  const route = parseRoute(new URL(p.url()).search);
-  if (route.view !== 'search') throw new Error(`not a search URL: ${p.url()}`);
+  const route = parseRoute(new URL(await here(p)).search);
+  if (route.view !== 'search') throw new Error(`not a search URL: ${await here(p)}`);
   return (await api(`/search${qs(route.query)}`)).data;
 }
 
@@ -81,13 +77,8 @@ const tick = async (p: Page, facet: string, value: string) => {
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const scenario = generateScenario(2121, { products: 90, listings: 700 });
-  await loadFixture(ctx.pool, scenario.fixture);
-  await applyScenarioExtras(ctx.pool, scenario);
-  indexer = await startTestIndexer(ctx);
-  await indexer.idle();
-  await ctx.es.indices.refresh({ index: ctx.index.alias });
-  served = await serveApp(ctx);
+  stack = await serveScenario(ctx, 2121, { products: 90, listings: 700 });
+  served = stack.served;
   browser = await launchChromium();
   sp = await openStorefront(browser, served.url);
   page = sp.page;
@@ -95,8 +86,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await served?.close();
-  await indexer?.stop();
+  await stack?.close();
   await ctx?.close();
 });
 
@@ -106,7 +96,7 @@ describe('storefront search page', () => {
     await settled(page);
     await page.fill('#keyword', 'bolt');
     await page.press('#keyword', 'Enter');
-    expect(new URL(page.url()).search).toBe('?keyword=bolt');
+    expect(new URL(await here(page)).search).toBe('?keyword=bolt');
     await settled(page);
     const data = await expectPageEqualsApi(page);
     expect(data.items.length).toBeGreaterThan(1);
@@ -133,8 +123,8 @@ describe('storefront search page', () => {
     const lang = two.facets.language[0].value;
     await tick(page, 'language', lang);
     const three = await expectPageEqualsApi(page);
-    expect(new URL(page.url()).searchParams.getAll('condition')).toEqual([c1, c2]);
-    expect(new URL(page.url()).searchParams.get('language')).toBe(lang);
+    expect(new URL(await here(page)).searchParams.getAll('condition')).toEqual([c1, c2]);
+    expect(new URL(await here(page)).searchParams.get('language')).toBe(lang);
 
     const ids = (d: any) => new Set<number>(d.items.map((i: any) => i.productId));
     // A second value of the same facet widens (any of them), another facet narrows (all apply).
@@ -149,7 +139,7 @@ describe('storefront search page', () => {
     const [s1, s2] = three.facets.seller.map((s: any) => s.sellerCode);
     await tick(page, 'seller', s1);
     await tick(page, 'seller', s2);
-    expect(new URL(page.url()).searchParams.getAll('sellerCode')).toEqual([s2]);
+    expect(new URL(await here(page)).searchParams.getAll('sellerCode')).toEqual([s2]);
     await expectPageEqualsApi(page);
   });
 
@@ -181,7 +171,7 @@ describe('storefront search page', () => {
   it('the URL alone restores the page: reload, back and forward, a shared link', async () => {
     type State = { url: string; ids: number[]; checked: string[]; sort: string };
     const state = async (): Promise<State> => ({
-      url: page.url(),
+      url: await here(page),
       ids: await cardIds(page),
       checked: await page.$$eval('fieldset.facet input:checked', (els) => els.map((e) => `${e.getAttribute('name')}=${(e as HTMLInputElement).value}`)),
       sort: await page.$eval('.controls select', (s) => (s as HTMLSelectElement).value),
@@ -240,6 +230,8 @@ describe('storefront search page', () => {
     expect(await page.textContent('[role="alert"]')).toContain('could not be reached');
     await page.unroute('**/search?**');
     await page.click('[role="alert"] button');
+    // The message stays while the retry loads, and goes with its answer.
+    await page.waitForSelector('[role="alert"]', { state: 'detached' });
     await settled(page);
     expect((await cardIds(page)).length).toBeGreaterThan(0);
   });
@@ -265,7 +257,7 @@ describe('storefront search page', () => {
     await page.focus(`fieldset[data-facet="language"] input[value="${value}"]`);
     await page.keyboard.press('Space');
     await settled(page);
-    expect(new URL(page.url()).searchParams.getAll('language')).toEqual([value]);
+    expect(new URL(await here(page)).searchParams.getAll('language')).toEqual([value]);
     expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value)).toBe(value);
     expect(await cardIds(page)).toEqual((await apiFor(page)).items.map((i: any) => i.productId));
     // Tab moves on to the next value of the same facet, space ticks it too.
@@ -273,7 +265,7 @@ describe('storefront search page', () => {
     const next = await page.evaluate(() => (document.activeElement as HTMLInputElement).value);
     await page.keyboard.press('Space');
     await settled(page);
-    expect(new URL(page.url()).searchParams.getAll('language')).toEqual([value, next]);
+    expect(new URL(await here(page)).searchParams.getAll('language')).toEqual([value, next]);
   });
 
   it('axe finds no serious or critical violation on the search page', async () => {
