@@ -60,7 +60,9 @@ const { values } = parseArgs({
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const log = (m: string) => console.error(`[bench:storefront] ${m}`);
 const children: ChildProcess[] = [];
-process.once('exit', () => children.forEach((c) => c.kill('SIGTERM')));
+/** SIGTERM, once, to each child still running (an error or Ctrl-C must not leave the API running). */
+const stopChildren = () => children.filter((c) => !c.killed && c.exitCode === null && c.signalCode === null).forEach((c) => c.kill('SIGTERM'));
+process.once('exit', stopChildren);
 process.once('SIGINT', () => process.exit(130));
 
 // ---- the API ----
@@ -300,7 +302,8 @@ const lines = [
 console.log(lines.join('\n'));
 if (values.json) writeFileSync(values.json, JSON.stringify(figures, null, 1));
 
-for (const c of children) c.kill('SIGTERM');
+stopChildren();
+await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
 await pool?.end();
 if (world?.created) {
   if (ownIndex) {
