@@ -272,15 +272,16 @@ const row = (label: string, all: Figure[]) => {
   const fs = all.filter((f) => !f.error);
   const ms = fs.map((f) => f.ms).sort((a, b) => a - b);
   const api = fs.map((f) => f.apiMs).sort((a, b) => a - b);
+  const own = fs.map((f) => f.ms - f.apiMs).sort((a, b) => a - b);
   const r = (x: number) => Math.round(x).toLocaleString('en');
-  return `| ${label} | ${fs.length} | ${r(pct(ms, 0.5))} / ${r(pct(ms, 0.9))} / ${r(pct(ms, 0.99))} / ${r(ms.at(-1) ?? NaN)} | ${r(pct(api, 0.5))} / ${r(pct(api, 0.99))} | ${(pct(api, 0.5) / pct(ms, 0.5)).toFixed(2)} | ${fs.filter((f) => f.degraded).length} | ${all.length - fs.length} |`;
+  return `| ${label} | ${fs.length} | ${r(pct(ms, 0.5))} / ${r(pct(ms, 0.9))} / ${r(pct(ms, 0.99))} / ${r(ms.at(-1) ?? NaN)} | ${r(pct(api, 0.5))} / ${r(pct(api, 0.99))} | ${r(pct(own, 0.5))} / ${r(pct(own, 0.99))} | ${(pct(api, 0.5) / pct(ms, 0.5)).toFixed(2)} | ${fs.filter((f) => f.degraded).length} | ${all.length - fs.length} |`;
 };
 const lines = [
   `storefront bench, ${new Date().toISOString()}: ${setup}`,
   `${figures.length} actions in ${seconds.toFixed(0)} s, ${pool ? `${writes} listing price writes (${values.writes}/s)` : 'no writes (--base: the bench has no database)'}; before: ${loadBefore}; after: ${loadAfter}`,
   '',
-  '| action | n | action to painted p50 / p90 / p99 / max ms | API share p50 / p99 ms | API / total (p50) | degraded | errors |',
-  '|---|---|---|---|---|---|---|',
+  '| action | n | action to painted p50 / p90 / p99 / max ms | API share p50 / p99 ms | page share p50 / p99 ms | API / total (p50) | degraded | errors |',
+  '|---|---|---|---|---|---|---|---|',
   row('all', figures),
   row(
     'facet click',
