@@ -36,7 +36,7 @@ import { rebuild, snapshotChunks, SNAPSHOT_BULK_CONCURRENCY } from '../indexer/r
 import { BULK_FILTER_PATH, serializeOps } from '../indexer/bulk.js';
 import { createIndex, finishBulkLoad } from '../indexer/index-admin.js';
 import { horizon, saveCheckpoint } from '../src/db/feed-guard.js';
-import { docId } from '../src/search/documents.js';
+import { docId } from '../src/search/documents/model.js';
 import { cpuLine, cpuMeter } from './cpu.js';
 import { load, openWorld, pct, sleep, spawnIndexer } from './world.js';
 

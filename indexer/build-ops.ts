@@ -18,18 +18,9 @@ import {
   type SellerFacts,
   type VariantFacts,
 } from '../src/db/offer-source.js';
-import {
-  cardDoc,
-  cardFolds,
-  docId,
-  foldOffer,
-  handoffOfferDocs,
-  nativeOfferDocs,
-  productDoc,
-  sellerDoc,
-  skuDoc,
-  type IndexDoc,
-} from '../src/search/documents.js';
+import { handoffOfferDocs, nativeOfferDocs, productDoc, sellerDoc, skuDoc } from '../src/search/documents/builders.js';
+import { cardDoc, cardFolds, foldOffer } from '../src/search/documents/card-fold.js';
+import { docId, type IndexDoc } from '../src/search/documents/model.js';
 import type { Targets } from './targets.js';
 
 type Db = Pool | PoolClient;

@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { DocOp } from './build-ops.js';
-import { offerDocPieces } from '../src/search/documents.js';
+import { offerDocPieces } from './offer-json.js';
 
 export class BulkError extends Error {}
 

@@ -4,8 +4,8 @@
 //           the sku and the store, so a group matches a filter combination exactly when its offers do)
 //   skus    one summary document per (product, sku) with a shown offer, grouped with collapse.
 // Standalone: nothing under src/ or indexer/ imports this; it reuses their builders read-only.
-import type { OfferDoc, ProductFields } from '../../src/search/documents.js';
-import type { CardGroup } from '../../src/search/offer-groups.js';
+import type { OfferDoc, ProductFields } from '../../src/search/documents/model.js';
+import type { CardGroup } from '../../src/search/documents/offer-groups.js';
 
 export const NESTED_INDEX = 'scale-nested';
 export const COMBO_INDEX = 'scale-combo';

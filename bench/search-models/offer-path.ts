@@ -4,7 +4,8 @@
 // indexed with the same fields. Nothing under src/ uses it (src/search/queries/offer-search.ts
 // answers those searches from cards now).
 import { FACETS, type FacetName, type Facets, type SearchItem, type SearchQuery } from '../../src/contract/buyer.js';
-import { searchItem, type ProductFields } from '../../src/search/documents.js';
+import { searchItem } from '../../src/search/documents/builders.js';
+import type { ProductFields } from '../../src/search/documents/model.js';
 import { anyOf, bool, FACET_FIELD, FACET_SIZE, shownOffers, type Clause } from '../../src/search/queries/filters.js';
 import { sellerFacetValue, type SearchPage } from '../../src/search/queries/search-result.js';
 import { terms } from '../../src/search/text.js';

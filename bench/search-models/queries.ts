@@ -1,7 +1,7 @@
 // Search bodies and result shaping of the experimental models (docs/search-scale.md), plus an
 // exact in-memory reference over the nested documents (compare.ts).
 import { FACETS, type FacetName, type Facets, type SearchItem, type SearchQuery } from '../../src/contract/buyer.js';
-import { searchItem } from '../../src/search/documents.js';
+import { searchItem } from '../../src/search/documents/builders.js';
 import { cardSearchBody, cardSearchPage, usesCards } from '../../src/search/queries/card-search.js';
 import { sellerFacetValue, type SearchPage } from '../../src/search/queries/search-result.js';
 import { compareCodePoints, terms } from '../../src/search/text.js';

@@ -4,7 +4,7 @@ import { startTestIndexer } from '../support/indexer.js';
 import { eventually } from '../support/eventually.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import type { LiveIndexer } from '../../indexer/live.js';
-import type { CardDoc, OfferDoc } from '../../src/search/documents.js';
+import type { CardDoc, OfferDoc } from '../../src/search/documents/model.js';
 import { expectIndexMatchesSource } from '../support/index-diff.js';
 import { indexedVersion, indicesBehind, mappingVersion } from '../../indexer/index-admin.js';
 import { indexReads } from '../../src/search/index-reads.js';

@@ -4,7 +4,8 @@ import { expect } from 'vitest';
 import { SNAPSHOT, withTransaction, type Pool } from '../../src/db/pool.js';
 import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../../src/db/offer-source.js';
 import { handoffOps, nativeOps, productOps, sellerOps, skuOps } from '../../indexer/build-ops.js';
-import { cardDoc, cardFolds, docId, foldOffer, type OfferDoc } from '../../src/search/documents.js';
+import { cardDoc, cardFolds, foldOffer } from '../../src/search/documents/card-fold.js';
+import { docId, type OfferDoc } from '../../src/search/documents/model.js';
 
 // "Is the index equal to the truth?": every document computed afresh from PostgreSQL, against
 // every document in the index. Used by the fault and reindex tests after a crash or outage.
