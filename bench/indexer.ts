@@ -117,7 +117,7 @@ try {
         pool,
         async (db) => {
           const poBox = await poBoxSuspended(db);
-          for await (const ops of snapshotChunks(db, poBox)) {
+          for await (const { ops } of snapshotChunks(db, poBox)) {
             const s0 = now();
             const body = serializeOps(rawIndex, ops);
             bodies.push(body.body);

@@ -76,7 +76,7 @@ if (values.from) {
   try {
     await db.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const poBox = await poBoxSuspended(db);
-    outer: for await (const ops of snapshotChunks(db, poBox)) {
+    outer: for await (const { ops } of snapshotChunks(db, poBox)) {
       for (const op of ops) {
         if (op.doc?.docType !== 'offer') break outer; // cards, products, skus, sellers follow the offers
         offers++;
