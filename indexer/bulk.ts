@@ -98,9 +98,9 @@ export function serializeOps(index: string, ops: Iterable<DocOp>, pool?: BodyPoo
       newline();
       continue;
     }
-    // Cards stay with JSON.stringify: 60% of their bytes are fresh U+0000-joined tuples, which V8's
-    // native escaping writes faster than any hand-made JSON tried (a cardDocJson with cached
-    // group parts was byte-identical but made the 500k sample's documents 0.5 s slower).
+    // Cards stay with JSON.stringify: most of their bytes are fresh U+0000-joined tuples, which V8's
+    // native escaping writes faster than any hand-made JSON tried (a card writer with cached group
+    // parts was byte-identical but slower).
     text(`${indexAction}${JSON.stringify(op.id)}}}\n`);
     text(JSON.stringify(doc));
     newline();

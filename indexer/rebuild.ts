@@ -152,7 +152,7 @@ async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (
 }
 
 /** Each chunk as its bulk body, in a buffer of `pool`. */
-export async function* bulkBodies(chunks: AsyncIterable<SnapshotChunk>, index: string, pool?: BodyPool): AsyncGenerator<BulkBody> {
+async function* bulkBodies(chunks: AsyncIterable<SnapshotChunk>, index: string, pool?: BodyPool): AsyncGenerator<BulkBody> {
   for await (const chunk of chunks) yield serializeOps(index, chunk.ops, pool);
 }
 
@@ -224,7 +224,7 @@ function folded(folds: CardFolds, ops: DocOp[]): DocOp[] {
 
 /**
  * The cards of every fold, CHUNK to a chunk. A fold leaves `folds` as its chunk is taken, and its
- * card is built only when the serializer reaches it: a chunk of built cards (~30 MB of objects)
+ * card is built only when the serializer reaches it: a chunk of built cards (tens of megabytes)
  * would outlive young-generation collections and be copied and promoted, and the folds still held
  * are what every full collection marks.
  */

@@ -1,36 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { nativeOfferDoc } from '../../../src/search/documents/builders.js';
-import type { ProductFacts, SellerFacts, SkuFacts } from '../../../src/db/offer-source.js';
 import { bodyPool, serializeOps } from '../../../indexer/bulk.js';
-
-const product = (over: Partial<ProductFacts> = {}): ProductFacts => ({
-  productId: 7,
-  name: 'Éowyn, "Shieldmaiden" \\ 盾',
-  set: 'The Lord of the Rings',
-  category: 'Magic: The Gathering',
-  rarity: 'Mythic',
-  collectorNumber: '102',
-  imageUrl: 'https://img.example/7.jpg',
-  details: [],
-  ...over,
-});
-const sku = (over: Partial<SkuFacts> = {}): SkuFacts => ({
-  skuId: 70,
-  productId: 7,
-  condition: 'Near Mint',
-  language: 'English',
-  finish: 'Foil',
-  ...over,
-});
-const seller = (over: Partial<SellerFacts> = {}): SellerFacts => ({
-  sellerId: 3,
-  sellerCode: 'maple',
-  storeName: 'Maple Cards\u2028 😀',
-  vacation: false,
-  browseEligible: true,
-  poBoxDelivery: 'available',
-  ...over,
-});
+import { product, seller, sku } from '../../support/offer-facts.js';
 
 describe('serializeOps', () => {
   it('writes the NDJSON of JSON.stringify for each action and document, past the reused buffer size', () => {
