@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
 import { SNAPSHOT, withTransaction, type Pool, type PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
@@ -140,10 +140,13 @@ async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (
           onProgress?.({ phase: 'snapshot', done, total });
         },
       );
+      const bodies = Readable.from(bulkBodies(snapshotChunks(db, poBox), name, bodyPool()), { highWaterMark: SNAPSHOT_PREFETCH });
       try {
-        await pipeline(Readable.from(bulkBodies(snapshotChunks(db, poBox), name, bodyPool()), { highWaterMark: SNAPSHOT_PREFETCH }), send);
+        await pipeline(bodies, send);
       } finally {
-        await send.settled();
+        // pipeline() settles on the first error without waiting for the other stages to stop: the
+        // snapshot's reads (on this transaction's connection) and the requests in flight end first.
+        await Promise.all([finished(bodies).catch(() => undefined), send.settled()]);
       }
       return done;
     },
