@@ -9,6 +9,8 @@ COPY tsconfig.json ./
 COPY src ./src
 COPY indexer ./indexer
 COPY scripts ./scripts
+# The sample generator, for `npm run sample` in the container.
+COPY tools ./tools
 COPY migrations ./migrations
 COPY mappings ./mappings
 USER node

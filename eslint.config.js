@@ -8,7 +8,8 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 // Imports run one way (README, "Layout"):
 //   contract <- db <- domain (search, listings, orders) <- api <- main
 // lib, config and es are leaves anyone may use; src/services.ts wires the domain for the API
-// process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api.
+// process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api; tools/
+// (the sample generator) is used by scripts, benches and tests, never by the service.
 const DOMAIN = ['./src/search', './src/listings', './src/orders'];
 const ABOVE_DB = [...DOMAIN, './src/api', './src/services.ts', './src/main.ts'];
 const PROCESSES = ['./indexer', './dispatcher'];
@@ -28,9 +29,14 @@ const zones = [
   },
   { target: ['./src/lib', './src/config', './src/es'], from: [...ABOVE_DB, ...PROCESSES], message: 'lib/config/es are leaves.' },
   {
-    target: ['./src/fixtures', './src/sample'],
+    target: ['./src/fixtures', './tools'],
     from: ['./src/api', './src/services.ts', ...PROCESSES],
-    message: 'Loaders must not import the API or a process.',
+    message: 'Loaders and tools must not import the API or a process.',
+  },
+  {
+    target: ['./src', ...PROCESSES],
+    from: './tools',
+    message: 'tools/ (the sample generator) serves scripts, benches and tests; the service and its processes never import it.',
   },
   { target: PROCESSES, from: ['./src/api', './src/services.ts', './src/main.ts'], message: 'Processes never import src/api.' },
   { target: './src/api', from: PROCESSES, message: 'src/api must not import a process.' },

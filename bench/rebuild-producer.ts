@@ -3,8 +3,8 @@
 // snapshotChunks, indexer/bulk.ts serializeOps with a body pool), hashed and dropped; no
 // Elasticsearch. Prints the documents, bytes and SHA-256 of all bodies (a change meant to keep the
 // bytes must keep the hash), wall and CPU seconds per phase, and the load. On two cores the
-// rebuild's ratio to raw `_bulk` is bounded by this process's CPU (BENCHMARKS.md, "the producer's
-// garbage and copies").
+// rebuild's ratio to raw `_bulk` is bounded by this process's CPU (BENCHMARKS.md, "The rebuild's
+// producer").
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createPool, SNAPSHOT, withTransaction } from '../src/db/pool.js';

@@ -23,8 +23,8 @@ export interface BulkBody {
 /**
  * Body buffers reused by a pipelined writer. A fresh Buffer per body (16 MB for a chunk of cards)
  * is external memory that V8 answers with a full collection every ~64 MB of it: in a rebuild that
- * marks the card folds over and over, a large part of the producer's time (BENCHMARKS.md, "the
- * producer's garbage and copies"). Pooled buffers are allocated once and handed back after each request.
+ * marks the card folds over and over, a large part of the producer's time (BENCHMARKS.md, "The
+ * rebuild's producer"). Pooled buffers are allocated once and handed back after each request.
  */
 export interface BodyPool {
   take(bytes: number): Buffer;

@@ -115,7 +115,7 @@ export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]):
  */
 export async function nativeRowsPage(db: Db, after: Pair | null, limit: number): Promise<NativeRow[]> {
   // Named, so PostgreSQL plans each of the two statements once per connection instead of once per
-  // page (BENCHMARKS.md, "the producer's garbage and copies").
+  // page (BENCHMARKS.md, "The rebuild's producer").
   const { rows } = await db.query(
     after === null
       ? { name: 'native-rows-first-page', text: `${NATIVE_ROWS_PAGE} ORDER BY l.seller_id, l.sku_id LIMIT $1`, values: [limit] }
