@@ -9,7 +9,7 @@
 // costs Elasticsearch little next to the buyer load it is measured beside.
 import type { Client } from '@elastic/elasticsearch';
 import { createPool, type Pool } from '../src/db/pool.js';
-import { docId } from '../src/search/documents.js';
+import { docId } from '../src/search/documents/model.js';
 import { pct, sleep } from './world.js';
 
 export interface LiveWritesOptions {
