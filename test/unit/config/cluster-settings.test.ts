@@ -9,7 +9,9 @@ describe('cluster settings in the environment', () => {
   });
 
   it('refuses a malformed node, naming the variable and the node', () => {
-    expect(() => loadEnv({ ELASTICSEARCH_URL: 'http://127.0.0.1:9201,127.0.0.1:9202' })).toThrow(/ELASTICSEARCH_URL: '127\.0\.0\.1:9202' is not a node URL/);
+    expect(() => loadEnv({ ELASTICSEARCH_URL: 'http://127.0.0.1:9201,127.0.0.1:9202' })).toThrow(
+      /ELASTICSEARCH_URL: '127\.0\.0\.1:9202' is not a node URL/,
+    );
     expect(() => loadEnv({ ELASTICSEARCH_URL: 'http://ok:9200,ftp://x:21' })).toThrow(/ELASTICSEARCH_URL: 'ftp:\/\/x:21' is not a node URL/);
     expect(() => loadEnv({ ELASTICSEARCH_URL: ' , ' })).toThrow(/ELASTICSEARCH_URL: at least one node URL/);
   });
