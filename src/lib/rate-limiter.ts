@@ -55,15 +55,6 @@ export class TokenBucketLimiter {
     return result;
   }
 
-  /** Whether `take` would allow a request now, without taking a token. */
-  peek(key: string, now: number): TakeResult {
-    const prev = this.buckets.get(key);
-    const tokens = prev ? Math.min(this.perMinute, prev.tokens + Math.max(0, now - prev.at) * this.perMs) : this.perMinute;
-    return tokens >= 1
-      ? { allowed: true, remaining: Math.floor(tokens), retryAfterMs: 0 }
-      : { allowed: false, remaining: 0, retryAfterMs: Math.ceil((1 - tokens) / this.perMs) };
-  }
-
   /** Number of keys currently tracked (for tests and metrics). */
   get size(): number {
     return this.buckets.size;
