@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Infra } from '../../config/infra.js';
 import type { Logger } from '../../lib/logger.js';
+import { failoverRetries } from '../../es/client.js';
 import { DEFAULT_PG_READS, type PgReadsOptions } from '../pg-reads.js';
 import { CircuitBreaker, DEFAULT_BREAKER, type BreakerOptions, type BreakerState, type Observation, type Permit } from './breaker.js';
 import { DEFAULT_CACHE, LastGoodCache, type LastGoodCacheOptions } from './cache.js';
@@ -116,7 +117,9 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
   const warmCache = new LastGoodCache(options.warmCache);
   const fallbackMemo = new LastGoodCache(options.fallbackMemo);
   const limiter = new ConcurrencyLimiter(options.limiter);
-  const searchClient = deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: 0 });
+  // No retry on one node (a dead cluster must not cost a buyer twice the wait); on a cluster, a
+  // refused connection moves on to the next node instead of failing the read (failoverRetries).
+  const searchClient = deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: failoverRetries(deps.es) });
 
   let logged: BreakerState = 'closed';
   let lastOpens = 0;
