@@ -18,7 +18,7 @@ export interface Services {
   /**
    * Shared by every API process on the same PostgreSQL: per API key on seller routes, and failed
    * authentications per client address. One budget per process: per client address on public
-   * routes and on seller routes before authentication (no round trip on those: README, "Rate limits").
+   * routes and on seller routes before authentication (no round trip on those: README, "Scaling out").
    */
   rateLimits: { seller: SharedLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: SharedLimiter };
   /** Listing writes in flight per seller id (the per-seller write cap). */

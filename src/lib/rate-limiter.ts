@@ -5,7 +5,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-lim
 // - TokenBucketLimiter: per process, pure (the caller passes the clock), so it is unit-tested
 //   without timers. Each key holds up to `perMinute` tokens and regains them continuously at
 //   perMinute / 60 s; a request takes one. With several API processes each enforces it on its own:
-//   the per-address limits, which must cost no round trip (README, "Rate limits").
+//   the per-address limits, which must cost no round trip (README, "Scaling out").
 // - SharedLimiter: one budget per key for every API process, kept in PostgreSQL by
 //   rate-limiter-flexible (a fixed window of a minute per key, started by its first request).
 
