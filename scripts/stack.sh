@@ -432,22 +432,29 @@ es_fetch() {
   return 0
 }
 
-es_write_conf() {
-  # Only settings known to the integ-test zip's few modules; unknown settings (e.g. xpack.ml.*,
-  # ingest.geoip.*) would make ES refuse to start.
-  cat >"$ES_HOME/config/elasticsearch.yml" <<EOF
+# The settings every node of this stack shares: a data dir, a log dir (args), loopback. Only
+# settings known to the integ-test zip's few modules; unknown settings (e.g. xpack.ml.*,
+# ingest.geoip.*) would make ES refuse to start.
+es_common_conf() {
+  cat <<EOF
 # written by scripts/stack.sh on every start; edit the script, not this file
 cluster.name: mpstack
-node.name: node-1
-discovery.type: single-node
 network.host: 127.0.0.1
-http.port: $ES_PORT
-path.data: $ES_DIR/data
-path.logs: $ES_DIR/logs
+path.data: $1
+path.logs: $2
 xpack.security.enabled: false
 cluster.routing.allocation.disk.threshold_enabled: false
 action.destructive_requires_name: false
 EOF
+}
+
+es_write_conf() {
+  {
+    es_common_conf "$ES_DIR/data" "$ES_DIR/logs"
+    echo "node.name: node-1"
+    echo "discovery.type: single-node"
+    echo "http.port: $ES_PORT"
+  } >"$ES_HOME/config/elasticsearch.yml"
   [ "$IS_ROOT" = 1 ] && chown "$SVC_USER:" "$ES_HOME/config/elasticsearch.yml"
   return 0
 }
@@ -603,20 +610,13 @@ node_write_conf() { # i n
     seeds="${seeds:+$seeds, }\"127.0.0.1:$(node_transport_port "$k")\""
     masters="${masters:+$masters, }\"node-$k\""
   done
-  cat >"$d/config/elasticsearch.yml" <<EOF
-# written by scripts/stack.sh on every start; edit the script, not this file
-cluster.name: mpstack
-node.name: node-$1
-network.host: 127.0.0.1
-http.port: $(node_http_port "$1")
-transport.port: $(node_transport_port "$1")
-discovery.seed_hosts: [$seeds]
-path.data: $d/data
-path.logs: $d/logs
-xpack.security.enabled: false
-cluster.routing.allocation.disk.threshold_enabled: false
-action.destructive_requires_name: false
-EOF
+  {
+    es_common_conf "$d/data" "$d/logs"
+    echo "node.name: node-$1"
+    echo "http.port: $(node_http_port "$1")"
+    echo "transport.port: $(node_transport_port "$1")"
+    echo "discovery.seed_hosts: [$seeds]"
+  } >"$d/config/elasticsearch.yml"
   # Only to bootstrap a new cluster: once it has formed, a restarted node rejoins it from its data.
   [ -f "$CL_DIR/formed" ] || echo "cluster.initial_master_nodes: [$masters]" >>"$d/config/elasticsearch.yml"
   [ "$IS_ROOT" = 1 ] && chown -R "$SVC_USER:" "$d"

@@ -132,7 +132,8 @@ interface NodeOptions {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid still exists. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

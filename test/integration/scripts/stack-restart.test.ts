@@ -4,7 +4,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findDistribution, pickPort } from '../../support/es-node.js';
+import { alive, findDistribution, pickPort } from '../../support/es-node.js';
 
 // `npm run stack:up` as an operator meets it after `. .stack/env` (which exports both URLs): a
 // server of this stack that was killed is started again, and a URL naming some other server that
@@ -53,15 +53,6 @@ async function answers(url: string): Promise<boolean> {
 
 function pidOf(file: string): number {
   return Number(readFileSync(path.join(dir, file), 'utf8').split('\n')[0]!.trim());
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function killHard(pid: number): Promise<void> {
