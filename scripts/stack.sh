@@ -566,12 +566,13 @@ node_dir() { echo "$CL_DIR/node-$1"; }
 node_pid() { cat "$(node_dir "$1")/es.pid" 2>/dev/null || true; }
 node_url() { echo "http://127.0.0.1:$(node_http_port "$1")"; }
 
-# Running from *this* .stack: a live pid from the node's pidfile whose command line names its config.
+# Running from *this* .stack: a live pid from the node's pidfile, started with the node's config
+# (ES_PATH_CONF; the server's command line names only the shared home).
 node_running() {
   local pid
   pid="$(node_pid "$1")"
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$(node_dir "$1")/config"
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF -- "ES_PATH_CONF=$(node_dir "$1")/config"
 }
 
 # The node numbers this .stack has a directory for, whatever STACK_ES_NODES says now.
