@@ -11,8 +11,8 @@ import { promisify } from 'node:util';
 // (.stack/es/elasticsearch-<v>/ unpacked, or .stack/dist/elasticsearch-<v>.zip), else in the
 // scratch copy under /tmp/esdl; each node gets a copy in a fresh temp dir owned by the
 // unprivileged service user (ES refuses to run as root), with its own ports, data and logs, bound
-// to loopback. Transport ports are explicit (95xx), outside the 9300-9399 range other nodes on the
-// machine take by default, so a cluster's nodes never discover a stranger.
+// to loopback. Transport ports are explicit (95xx, 97xx for clusters), outside the 9300-9399 range
+// other nodes on the machine take by default, so a cluster's nodes never discover a stranger.
 //
 //   const node = await startEsNode();          node.url → http://127.0.0.1:94xx
 //   await node.kill();                         SIGKILL, as a crash
@@ -317,7 +317,9 @@ export async function startEsCluster(count: number, opts: NodeOptions = {}): Pro
   const jdk = findJdk();
   const taken = new Set<number>();
   const ports: { http: number; transport: number }[] = [];
-  for (let i = 0; i < count; i++) ports.push({ http: await pickPort(9400, taken), transport: await pickPort(9500, taken) });
+  // Ports of their own (96xx, 97xx), not the single nodes' 94xx and 95xx: a node stopped for a
+  // restart leaves its port free, and a single node started meanwhile must not take it.
+  for (let i = 0; i < count; i++) ports.push({ http: await pickPort(9600, taken), transport: await pickPort(9700, taken) });
   const names = ports.map((_, i) => `node-${i + 1}`);
   const discovery = [
     `discovery.seed_hosts: [${ports.map((p) => `"127.0.0.1:${p.transport}"`).join(', ')}]`,
