@@ -15,10 +15,14 @@ import { createIndex, finishBulkLoad, indicesBehind, swapAlias, waitForAllocatio
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
 import { catchUp } from './catch-up.js';
+import { DEFAULT_WARM_UP, warmUpIndex, type WarmUpOptions } from '../src/search/warm-up.js';
 
 export interface RebuildProgress {
-  /** `allocation`: waiting until every primary and replica of the new index is allocated (green). */
-  phase: 'snapshot' | 'catch-up' | 'allocation' | 'swap' | 'done';
+  /**
+   * `allocation`: waiting until every primary and replica of the new index is allocated (green);
+   * `warm-up`: the new index is asked the searches storefronts ask most before the swap.
+   */
+  phase: 'snapshot' | 'catch-up' | 'allocation' | 'warm-up' | 'swap' | 'done';
   done: number;
   total: number;
 }
@@ -37,6 +41,8 @@ export interface RebuildOptions {
    * its check that writes were replayed does not depend on timing).
    */
   beforeSnapshot?: () => Promise<void>;
+  /** The warm-up before the swap (src/search/warm-up.ts); false: none (tests of tiny indexes). */
+  warmUp?: WarmUpOptions | false;
 }
 
 export interface RebuildResult {
@@ -87,6 +93,14 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     opts.onProgress?.({ phase: 'allocation', done: 0, total: 0 });
     const green = await waitForAllocation(es, name);
     logger.info({ index: name, waitedMs: green.ms }, 'rebuild: every shard copy allocated (green)');
+    // Searchable now (refresh on, eager global ordinals built by the refresh), then warmed: the
+    // first buyers after the swap meet an index already asked what they ask most.
+    await finishBulkLoad(es, name);
+    if (opts.warmUp !== false) {
+      opts.onProgress?.({ phase: 'warm-up', done: 0, total: 0 });
+      const w = await warmUpIndex(es, name, opts.warmUp ?? DEFAULT_WARM_UP);
+      logger.info({ index: name, ...w }, 'rebuild: new index warmed up');
+    }
     await withBatchLock(pool, async () => {
       opts.onProgress?.({ phase: 'swap', done: 0, total: 0 });
       for (;;) {
@@ -95,7 +109,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
         replayed += r.changes;
         if (r.changes === 0) break;
       }
-      await finishBulkLoad(es, name);
+      await es.indices.refresh({ index: name });
       const previous = await indicesBehind(es, index.alias);
       await swapAlias(es, index.alias, name, previous);
       if (!(await loadCheckpoint(pool, 'live'))) await saveCheckpoint(pool, 'live', position);
