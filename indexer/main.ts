@@ -12,7 +12,7 @@ const logger = createLogger(env.LOG_LEVEL, 'indexer');
 const pool = createPool(env.DATABASE_URL, 6, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
 const es = createEsClient(env.ELASTICSEARCH_URL, 30_000);
 const index = indexNames(env.INDEX_PREFIX, indexLayout(env));
-const indexer = await startLiveIndexer({ pool, es, index, logger, databaseUrl: env.DATABASE_URL });
+const indexer = await startLiveIndexer({ pool, es, index, logger, databaseUrl: env.DATABASE_URL, gatherMs: env.INDEXER_GATHER_MS });
 
 // Lag and throughput for metrics scrapers.
 const metricsPort = Number(process.env.INDEXER_METRICS_PORT ?? 9464);

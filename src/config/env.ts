@@ -24,6 +24,8 @@ const envSchema = z
     INDEX_SHARDS: z.coerce.number().int().min(1, 'at least 1').max(1024, 'at most 1024').default(1),
     /** Replicas of each shard of a new index: 0 on one node; at most nodes - 1, or the rebuild stops before the swap. */
     INDEX_REPLICAS: z.coerce.number().int().min(0, 'at least 0').default(0),
+    /** While changes keep coming, the live indexer starts a batch at most this often (ms), so each takes many. */
+    INDEXER_GATHER_MS: z.coerce.number().int().min(0).max(5000).default(250),
     INDEX_PREFIX: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')

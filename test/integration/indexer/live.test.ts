@@ -148,6 +148,23 @@ describe('live indexer', () => {
     await eventually(async () => expect(await shownOfferIds(101)).toEqual(['n:7:1002', 'n:8:1001', 'n:7:1001']));
   });
 
+  it('takes a steady stream of changes in batches of what arrived meanwhile, not one batch per change', async () => {
+    const before = indexer.metrics.batches;
+    // 40 price changes, one transaction every 10 ms: about 400 ms of changes.
+    for (let i = 0; i < 40; i++) {
+      await ctx.pool.query(`UPDATE listings SET price = price + 1 WHERE seller_id = 8 AND sku_id = 1001`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await indexer.idle();
+    const batches = indexer.metrics.batches - before;
+    // At most one batch per 250 ms while they come (plus the first, taken at once).
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThanOrEqual(6);
+    expect((await doc('n:8:1001'))!.offer.price).toBe(280);
+    await ctx.pool.query(`UPDATE listings SET price = 240 WHERE seller_id = 8 AND sku_id = 1001`);
+    await eventually(async () => expect((await doc('n:8:1001'))!.offer.price).toBe(240));
+  });
+
   it('hides a seller on vacation and shows it again', async () => {
     await ctx.pool.query(`UPDATE sellers SET vacation = true WHERE seller_id = 7`);
     await eventually(async () => expect(await shownOfferIds(101)).toEqual(['n:8:1001']));
