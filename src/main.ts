@@ -16,7 +16,7 @@ const pool = createPool(env.DATABASE_URL, env.PG_POOL_SIZE, onIdleError, limits)
 const authPool = createPool(env.DATABASE_URL, env.PG_AUTH_POOL_SIZE, onIdleError, limits);
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
 const infra = { env, pool, authPool, es, index: indexNames(env.INDEX_PREFIX), logger };
-const services = createServices(infra);
+const services = createServices(infra, { processMetrics: true });
 const app = createApp({ ...infra, services }, routeModules);
 
 // Requests Node's parser refuses (oversized headers, malformed) are answered in the envelope too.

@@ -1,4 +1,7 @@
+import type { Registry } from 'prom-client';
 import type { Infra } from './config/infra.js';
+import { httpMetrics, type HttpMetrics } from './lib/http-metrics.js';
+import { createRegistry } from './lib/metrics.js';
 import { TokenBucketLimiter } from './lib/rate-limiter.js';
 import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
 import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
@@ -23,6 +26,8 @@ export interface Services {
   rateLimits: { seller: TokenBucketLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: TokenBucketLimiter };
   /** Listing writes in flight per seller id (the per-seller write cap). */
   writesInFlight: Map<number, number>;
+  /** The process's Prometheus registry (GET /metrics) and the HTTP metrics the middleware records. */
+  metrics: { registry: Registry; http: HttpMetrics };
   /** Stops the timers (warmer, cluster watcher); resolves when a running warm pass has stopped. */
   stop(): Promise<void>;
 }
@@ -32,11 +37,15 @@ export interface ServiceOverrides {
   buyer?: BuyerServiceOptions;
   /** The warmer's settings (default: the DEGRADED_WARM_* environment). */
   warm?: Partial<WarmerOptions>;
+  /** prom-client's process and Node metrics in the registry (the API process; off for in-process apps of tests). */
+  processMetrics?: boolean;
 }
 
 export function createServices(infra: Infra, overrides: ServiceOverrides = {}): Services {
   const degraded = createDegradedMode(infra, overrides.degraded);
   const { env } = infra;
+  const registry = createRegistry({ processMetrics: overrides.processMetrics ?? false });
+  degraded.registerMetrics(registry);
   const warmer = createWarmer(infra, degraded, {
     enabled: env.DEGRADED_WARM_ENABLED,
     intervalMs: env.DEGRADED_WARM_INTERVAL_MS,
@@ -56,6 +65,7 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
       authFailures: new TokenBucketLimiter(infra.env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
     },
     writesInFlight: new Map(),
+    metrics: { registry, http: httpMetrics(registry) },
     stop: async () => {
       await warmer.stop();
       degraded.stop();

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../envelope.js';
+import type { HttpMetrics, RateLimit } from '../../lib/http-metrics.js';
 import { retryAfterSeconds, type TokenBucketLimiter } from '../../lib/rate-limiter.js';
 import { sellerOf } from './auth.js';
 import { clientAddress } from './address-limit.js';
@@ -9,11 +10,12 @@ import { clientAddress } from './address-limit.js';
 // seller routes, per client address on public routes. The limiters are services (createServices),
 // so every route module that mounts `publicRateLimit(deps)` shares the same per-address budget.
 
-function enforce(limiter: TokenBucketLimiter, key: string, res: Response): void {
+function enforce(limiter: TokenBucketLimiter, key: string, res: Response, metrics: HttpMetrics, limit: RateLimit): void {
   const r = limiter.take(key, Date.now());
   res.setHeader('X-RateLimit-Limit', String(limiter.perMinute));
   res.setHeader('X-RateLimit-Remaining', String(r.remaining));
   if (!r.allowed) {
+    metrics.rateLimited(limit);
     const seconds = retryAfterSeconds(r.retryAfterMs);
     throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${limiter.perMinute} requests per minute exceeded; retry in ${seconds} s`, undefined, {
       'Retry-After': String(seconds),
@@ -25,7 +27,7 @@ function enforce(limiter: TokenBucketLimiter, key: string, res: Response): void 
 export function sellerRateLimit(deps: AppDeps): RequestHandler {
   const limiter = deps.services.rateLimits.seller;
   return (req, res, next) => {
-    enforce(limiter, `key:${sellerOf(req).keyId}`, res);
+    enforce(limiter, `key:${sellerOf(req).keyId}`, res, deps.services.metrics.http, 'seller_key');
     next();
   };
 }
@@ -34,7 +36,7 @@ export function sellerRateLimit(deps: AppDeps): RequestHandler {
 export function publicRateLimit(deps: AppDeps): RequestHandler {
   const limiter = deps.services.rateLimits.public;
   return (req, res, next) => {
-    enforce(limiter, `ip:${clientAddress(req)}`, res);
+    enforce(limiter, `ip:${clientAddress(req)}`, res, deps.services.metrics.http, 'public');
     next();
   };
 }

@@ -7,11 +7,13 @@ import { errorBody } from '../envelope.js';
 //   unhealthy the API stays ready and answers buyers in Degraded Mode. Public and terse by
 //   default (no cluster address or internals for anyone who asks); HEALTH_DETAILS=true adds the
 //   details, for a deployment whose API port is private.
-// /metrics: Prometheus text (Degraded Mode, breaker, cluster status, cache hits, fallbacks,
-//   503s); only with HEALTH_DETAILS=true.
+// /metrics: Prometheus text of the process's registry (process and Node metrics, request
+//   durations, 429s by limit, Degraded Mode, breaker, cluster status); only with
+//   HEALTH_DETAILS=true, on the API port (README, "Metrics").
 export const healthRoutes: RouteModule = (app, deps) => {
   const mode = deps.services.degraded;
   const details = deps.env.HEALTH_DETAILS;
+  const { metrics } = deps.services;
 
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
@@ -52,8 +54,9 @@ export const healthRoutes: RouteModule = (app, deps) => {
   });
 
   if (details) {
-    app.get('/metrics', (_req, res) => {
-      res.type('text/plain; version=0.0.4; charset=utf-8').send(mode.prometheus());
+    app.get('/metrics', async (_req, res) => {
+      const text = await metrics.registry.metrics();
+      res.type(metrics.registry.contentType).send(text);
     });
   }
 };
