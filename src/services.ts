@@ -28,6 +28,8 @@ export interface Services {
   writesInFlight: Map<number, number>;
   /** The process's Prometheus registry (GET /metrics) and the HTTP metrics the middleware records. */
   metrics: { registry: Registry; http: HttpMetrics };
+  /** Set once the process drains before exiting: /readyz answers 503 from then on. */
+  lifecycle: { draining: boolean };
   /** Stops the timers (warmer, cluster watcher); resolves when a running warm pass has stopped. */
   stop(): Promise<void>;
 }
@@ -66,6 +68,7 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     },
     writesInFlight: new Map(),
     metrics: { registry, http: httpMetrics(registry) },
+    lifecycle: { draining: false },
     stop: async () => {
       await warmer.stop();
       degraded.stop();

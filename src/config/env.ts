@@ -35,6 +35,10 @@ const envSchema = z
     PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
     TRUST_PROXY: z.string().min(1).default('loopback'),
+    /** On SIGTERM the API keeps serving this long with /readyz answering 503, so a load balancer stops sending it requests. */
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(5000),
+    /** Then requests in flight get this long to finish before their connections are cut. */
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
     HEALTH_DETAILS: z
       .enum(['true', 'false'])

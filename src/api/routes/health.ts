@@ -7,19 +7,25 @@ import { errorBody } from '../envelope.js';
 //   unhealthy the API stays ready and answers buyers in Degraded Mode. Public and terse by
 //   default (no cluster address or internals for anyone who asks); HEALTH_DETAILS=true adds the
 //   details, for a deployment whose API port is private.
+//   While the process drains before exiting (SIGTERM), /readyz answers 503 at once, so a load
+//   balancer stops sending it requests while those in flight finish.
 // /metrics: Prometheus text of the process's registry (process and Node metrics, request
 //   durations, 429s by limit, Degraded Mode, breaker, cluster status); only with
 //   HEALTH_DETAILS=true, on the API port (README, "Metrics").
 export const healthRoutes: RouteModule = (app, deps) => {
   const mode = deps.services.degraded;
   const details = deps.env.HEALTH_DETAILS;
-  const { metrics } = deps.services;
+  const { lifecycle, metrics } = deps.services;
 
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
   });
 
   app.get('/readyz', async (_req, res) => {
+    if (lifecycle.draining) {
+      res.status(503).json(errorBody('SERVICE_UNAVAILABLE', 'Shutting down'));
+      return;
+    }
     const started = Date.now();
     const postgres = await Promise.race([
       (deps.authPool ?? deps.pool).query('SELECT 1').then(
