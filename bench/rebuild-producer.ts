@@ -47,10 +47,7 @@ try {
     pool,
     async (db) => {
       const poBox = await poBoxSuspended(db);
-      for await (const ops of snapshotChunks(db, poBox)) {
-        // Cards are built by a getter (lazyCardOp): tell them apart without building one.
-        const first = ops[0];
-        const kind = first && Object.getOwnPropertyDescriptor(first, 'doc')?.get ? 'card' : (first?.doc?.docType ?? 'none');
+      for await (const { kind, ops } of snapshotChunks(db, poBox)) {
         if (kind !== phase) {
           endPhase();
           phase = kind;

@@ -22,8 +22,8 @@ import {
   searchItem,
   sellerStats,
   skuDoc,
-  type OfferDoc,
-} from './documents.js';
+} from './documents/builders.js';
+import type { OfferDoc } from './documents/model.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
 import { FACET_SIZE } from './queries/filters.js';

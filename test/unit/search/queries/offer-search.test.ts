@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { searchQuerySchema } from '../../../../src/contract/buyer.js';
 import { offerFacetPlan, offerFilter, offerSearchBody, offerSearchPage, offerSelections } from '../../../../src/search/queries/offer-search.js';
-import { comboValues, type CardGroup } from '../../../../src/search/offer-groups.js';
+import { comboValues, type CardGroup } from '../../../../src/search/documents/offer-groups.js';
 import { indexDefinition } from '../../../../indexer/index-admin.js';
 
 // offerSearchBody() and offerSearchPage(), one case per input feature, asserting the exact

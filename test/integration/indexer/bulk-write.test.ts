@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { bodyPool, BulkError, serializeOps, writeOps, writeSerialized } from '../../indexer/bulk.js';
-import { createIndex } from '../../indexer/index-admin.js';
-import type { DocOp } from '../../indexer/build-ops.js';
-import type { IndexDoc } from '../../src/search/documents.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { bodyPool, BulkError, serializeOps, writeOps, writeSerialized } from '../../../indexer/bulk.js';
+import { createIndex } from '../../../indexer/index-admin.js';
+import type { DocOp } from '../../../indexer/build-ops.js';
+import type { IndexDoc } from '../../../src/search/documents/model.js';
 
 // The bulk writer asks Elasticsearch for failures only (BULK_FILTER_PATH): a clean write and a
 // delete of a missing document must pass, and any failed item must still fail the whole write.

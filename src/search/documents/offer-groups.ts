@@ -91,89 +91,99 @@ export function comboValues(groups: readonly CardGroup[]): Record<string, string
  */
 export function cardValues(groups: readonly CardGroup[]): CardValues {
   const n = groups.length;
-  const W = DIMS.length;
   if (scratch.length < n * W) scratch = new Int32Array(Math.max(n * W, scratch.length * 2));
   if (keys.length < n) keys = new Int32Array(Math.max(n, keys.length * 2));
-  // The number of group j's value in dimension d at j * W + d (-1 for null): its index in values[d].
-  const at = scratch;
-  const values: string[][] = [[], [], [], [], []];
-  for (let j = 0; j < n; j++) {
-    const g = groups[j]!;
-    at[j * W] = numberOf(values[0]!, g.condition);
-    at[j * W + 1] = numberOf(values[1]!, g.language);
-    at[j * W + 2] = numberOf(values[2]!, g.finish);
-    at[j * W + 3] = numberOf(values[3]!, g.checkoutMode);
-    at[j * W + 4] = numberOf(values[4]!, g.sellerFacet);
-  }
-  for (let d = 0; d < W; d++) {
-    const seen = values[d]!;
-    if (seen.length < 2) continue;
-    const sorted = sortByCodeUnits(seen.slice());
-    values[d] = sorted;
-    const rank = ranks.length >= seen.length ? ranks : (ranks = new Int32Array(seen.length * 2));
-    const index = (seen as Numbered).index;
-    for (let i = 0; i < sorted.length; i++) rank[index ? index.get(sorted[i]!)! : seen.indexOf(sorted[i]!)] = i;
-    for (let j = 0; j < n; j++) {
-      const k = at[j * W + d]!;
-      if (k >= 0) at[j * W + d] = rank[k]!;
-    }
-  }
+  const values = numberValues(groups);
+  for (let d = 0; d < W; d++) values[d] = renumberSorted(values[d]!, d, n);
   // A value followed by SEP, for every dimension but the seller (last in every tuple).
-  const withSep: string[][] = [[], [], [], []];
-  for (let d = 0; d < W - 1; d++) for (const v of values[d]!) withSep[d]!.push(v + SEP);
+  const withSep = values.slice(0, W - 1).map((vs) => vs.map((v) => v + SEP));
   const fields: string[] = [];
   const combos: string[][] = [];
   for (const c of COMBOS) {
-    const dims = c.index;
-    let radix = 1;
-    for (const d of dims) radix *= values[d]!.length;
-    if (radix === 0) continue;
-    // Integer arithmetic while a tuple's number fits 31 bits; beyond that (never on a real card:
-    // three dimensions of over a thousand values each), as strings.
-    if (radix > 0x7fffffff) {
-      const tuples = textTuples(values, dims, n);
-      if (tuples.length === 0) continue;
-      fields.push(c.field);
-      combos.push(tuples);
-      continue;
-    }
-    let m = 0;
-    for (let j = 0; j < n; j++) {
-      let key = 0;
-      for (const d of dims) {
-        const k = at[j * W + d]!;
-        if (k < 0) {
-          key = -1;
-          break;
-        }
-        key = key * values[d]!.length + k;
-      }
-      if (key >= 0) keys[m++] = key;
-    }
-    if (m === 0) continue;
-    sortKeys(m);
-    const tuples: string[] = [];
-    const last = dims.length - 1;
-    for (let i = 0; i < m; i++) {
-      let key = keys[i]!;
-      if (i > 0 && key === keys[i - 1]) continue;
-      let len = values[dims[last]!]!.length;
-      let t = values[dims[last]!]![key % len]!;
-      for (let p = last - 1; p >= 0; p--) {
-        key = (key / len) | 0;
-        len = values[dims[p]!]!.length;
-        t = withSep[dims[p]!]![key % len]! + t;
-      }
-      tuples.push(t);
-    }
+    const tuples = comboTuples(c.index, values, withSep, n);
+    if (tuples.length === 0) continue;
     fields.push(c.field);
     combos.push(tuples);
   }
   return { values, fields, tuples: combos };
 }
 
-// Reused between calls (one thread): the value numbers of a card's groups, a combination's tuple
-// numbers, a dimension's first-seen numbers to their sorted ones.
+/** Each dimension's distinct values in first-seen order, and every group's value numbers into them (scratch). */
+function numberValues(groups: readonly CardGroup[]): string[][] {
+  const values: string[][] = [[], [], [], [], []];
+  for (let j = 0; j < groups.length; j++) {
+    const g = groups[j]!;
+    scratch[j * W] = numberOf(values[0]!, g.condition);
+    scratch[j * W + 1] = numberOf(values[1]!, g.language);
+    scratch[j * W + 2] = numberOf(values[2]!, g.finish);
+    scratch[j * W + 3] = numberOf(values[3]!, g.checkoutMode);
+    scratch[j * W + 4] = numberOf(values[4]!, g.sellerFacet);
+  }
+  return values;
+}
+
+/** Dimension d's values sorted by code units, with the groups' numbers (scratch) moved to match. */
+function renumberSorted(seen: string[], d: number, n: number): string[] {
+  if (seen.length < 2) return seen;
+  const sorted = sortByCodeUnits(seen.slice());
+  const rank = ranks.length >= seen.length ? ranks : (ranks = new Int32Array(seen.length * 2));
+  const index = (seen as Numbered).index;
+  for (let i = 0; i < sorted.length; i++) rank[index ? index.get(sorted[i]!)! : seen.indexOf(sorted[i]!)] = i;
+  for (let j = 0; j < n; j++) {
+    const k = scratch[j * W + d]!;
+    if (k >= 0) scratch[j * W + d] = rank[k]!;
+  }
+  return sorted;
+}
+
+/**
+ * The sorted distinct tuples of one combination of dimensions (their indexes in DIMS) over the
+ * groups, as joined strings; groups with a null among them give none.
+ */
+function comboTuples(dims: readonly number[], values: string[][], withSep: string[][], n: number): string[] {
+  let radix = 1;
+  for (const d of dims) radix *= values[d]!.length;
+  if (radix === 0) return [];
+  // Integer arithmetic while a tuple's number fits 31 bits; beyond that (never on a real card:
+  // three dimensions of over a thousand values each), as strings.
+  if (radix > 0x7fffffff) return textTuples(values, dims, n);
+  // Each group's tuple number: its values' numbers in mixed radix.
+  let m = 0;
+  for (let j = 0; j < n; j++) {
+    let key = 0;
+    for (const d of dims) {
+      const k = scratch[j * W + d]!;
+      if (k < 0) {
+        key = -1;
+        break;
+      }
+      key = key * values[d]!.length + k;
+    }
+    if (key >= 0) keys[m++] = key;
+  }
+  sortKeys(m);
+  // The distinct numbers back to strings, the last value first.
+  const tuples: string[] = [];
+  const last = dims.length - 1;
+  for (let i = 0; i < m; i++) {
+    let key = keys[i]!;
+    if (i > 0 && key === keys[i - 1]) continue;
+    let len = values[dims[last]!]!.length;
+    let t = values[dims[last]!]![key % len]!;
+    for (let p = last - 1; p >= 0; p--) {
+      key = (key / len) | 0;
+      len = values[dims[p]!]!.length;
+      t = withSep[dims[p]!]![key % len]! + t;
+    }
+    tuples.push(t);
+  }
+  return tuples;
+}
+
+// Reused between calls (one thread): the value numbers of a card's groups (scratch[j * W + d]: the
+// number of group j's value in dimension d, -1 for null), a combination's tuple numbers, a
+// dimension's first-seen numbers to their sorted ones.
+const W = DIMS.length;
 let scratch = new Int32Array(1024);
 let keys = new Int32Array(64);
 let ranks = new Int32Array(64);
@@ -195,7 +205,8 @@ function sortKeys(m: number): void {
   }
 }
 
-const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Compares strings by UTF-16 code units (what `sort()` without a comparator does). */
+export const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Sorts strings in place by code units: by insertion while few (cheaper than calling sort). */
 export function sortByCodeUnits(a: string[]): string[] {
@@ -213,8 +224,7 @@ export function sortByCodeUnits(a: string[]): string[] {
 }
 
 /** The sorted distinct tuples of a combination from the groups' value numbers, as joined strings. */
-function textTuples(values: string[][], dims: number[], n: number): string[] {
-  const W = DIMS.length;
+function textTuples(values: string[][], dims: readonly number[], n: number): string[] {
   const tuples = new Set<string>();
   for (let j = 0; j < n; j++) {
     if (dims.some((d) => scratch[j * W + d]! < 0)) continue;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { readFeed } from '../../src/db/change-feed.js';
-import { lastPosition, START } from '../../src/db/feed-guard.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { readFeed } from '../../../src/db/change-feed.js';
+import { lastPosition, START } from '../../../src/db/feed-guard.js';
 
 // Reading the change feed in (xid, id) order in pages: numeric order across digit boundaries
 // (8, 9, 10, 11: as text '10' < '8'), and a checkpoint that never passes an unread row.

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { startTestIndexer } from '../support/indexer.js';
-import { eventually } from '../support/eventually.js';
-import { loadFixture } from '../../src/fixtures/load.js';
-import type { LiveIndexer } from '../../indexer/live.js';
-import type { CardDoc, OfferDoc } from '../../src/search/documents.js';
-import { expectIndexMatchesSource } from '../support/index-diff.js';
-import { indexedVersion, indicesBehind, mappingVersion } from '../../indexer/index-admin.js';
-import { indexReads } from '../../src/search/index-reads.js';
-import { searchQuerySchema } from '../../src/contract/buyer.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { startTestIndexer } from '../../support/indexer.js';
+import { eventually } from '../../support/eventually.js';
+import { loadFixture } from '../../../src/fixtures/load.js';
+import type { LiveIndexer } from '../../../indexer/live.js';
+import type { CardDoc, OfferDoc } from '../../../src/search/documents/model.js';
+import { expectIndexMatchesSource } from '../../support/index-diff.js';
+import { indexedVersion, indicesBehind, mappingVersion } from '../../../indexer/index-admin.js';
+import { indexReads } from '../../../src/search/index-reads.js';
+import { searchQuerySchema } from '../../../src/contract/buyer.js';
 
 // Each change a Platform or ops can make must reach the index within 2 s, through the real
 // PostgreSQL triggers, change feed, NOTIFY and bulk writes.
