@@ -86,6 +86,14 @@ const envSchema = z
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
     WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
     WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+    /** Address the indexer's, the dispatcher's and reindex's metrics endpoints listen on. */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    // Indexer and rebuilds.
+    INDEXER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    /** The live indexer's safety-net poll of the change feed (NOTIFY wakes it at once). */
+    INDEXER_POLL_MS: z.coerce.number().int().positive().default(500),
+    /** `npm run reindex` serves its progress and process metrics here while it runs. */
+    REINDEX_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   })
   .superRefine((env, ctx) => {
     // Anyone can read the development secret, and with it forge any cursor: production must set its own.

@@ -1,4 +1,6 @@
+import http from 'node:http';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Logger } from './logger.js';
 
 // Prometheus metrics of every process (API, indexer, dispatcher), one way: a prom-client Registry
 // per process (never the global one: the tests build many apps in one process), prom-client's
@@ -78,4 +80,36 @@ export function stateGaugeFrom<L extends string>(
       for (const v of values) this.set({ [label]: v }, v === now ? 1 : 0);
     },
   });
+}
+
+/**
+ * GET /metrics of `registry` on its own port (the indexer's and the dispatcher's; the API serves
+ * its registry on the API port), on `host` (METRICS_HOST: 127.0.0.1 unless a scraper elsewhere needs it).
+ */
+export function serveMetrics(registry: Registry, port: number, logger: Logger, host: string): http.Server {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.statusCode = 404;
+      res.end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.setHeader('Content-Type', registry.contentType);
+        res.end(text);
+      },
+      (err: Error) => {
+        logger.warn({ err: err.message }, 'metrics not rendered');
+        res.statusCode = 500;
+        res.end();
+      },
+    );
+  });
+  server
+    .listen(port, host, () => {
+      const addr = server.address();
+      logger.info({ port: typeof addr === 'object' && addr ? addr.port : port }, 'metrics on /metrics');
+    })
+    .on('error', (err) => logger.warn({ err: err.message }, 'metrics endpoint not started'));
+  return server;
 }
