@@ -1,10 +1,10 @@
-import http from 'node:http';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { outboxGauges } from '../src/db/webhook-deliveries.js';
 import { createLogger } from '../src/lib/logger.js';
+import { createRegistry, serveMetrics } from '../src/lib/metrics.js';
 import { startDispatcher } from './loop.js';
-import { prometheusText } from './metrics.js';
+import { registerDispatcherMetrics } from './metrics.js';
 
 // npm run webhooks: the long-lived webhook dispatcher (DECISIONS.md "Events").
 const env = loadEnv();
@@ -23,27 +23,10 @@ const dispatcher = await startDispatcher({
     pollMs: env.WEBHOOK_POLL_MS,
   },
 });
-
-const server = http
-  .createServer((req, res) => {
-    if (req.url !== '/metrics') {
-      res.statusCode = 404;
-      res.end();
-      return;
-    }
-    // The outbox gauges come from PostgreSQL; without it the process's own counters still answer.
-    outboxGauges(pool)
-      .catch(() => null)
-      .then((g) => {
-        res.setHeader('Content-Type', 'text/plain; version=0.0.4');
-        res.end(prometheusText(dispatcher.metrics, g));
-      });
-  })
-  .listen(env.WEBHOOK_METRICS_PORT, '127.0.0.1', () => {
-    const addr = server.address();
-    logger.info({ port: typeof addr === 'object' && addr ? addr.port : env.WEBHOOK_METRICS_PORT }, 'webhook metrics on /metrics');
-  })
-  .on('error', (err) => logger.warn({ err: err.message }, 'metrics endpoint not started'));
+const registry = createRegistry({ processMetrics: true });
+// The outbox gauges come from PostgreSQL when scraped; without it the process's own counters still answer.
+registerDispatcherMetrics(registry, dispatcher.metrics, () => outboxGauges(pool));
+const server = serveMetrics(registry, env.WEBHOOK_METRICS_PORT, logger, env.METRICS_HOST);
 
 let stopping = false;
 const shutdown = async (signal: string) => {

@@ -6,7 +6,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/lib/logger.js';
 import { startDispatcher, type Dispatcher, type DispatcherConfig } from '../../dispatcher/loop.js';
-import { prometheusText } from '../../dispatcher/metrics.js';
+import { Registry } from 'prom-client';
+import { registerDispatcherMetrics } from '../../dispatcher/metrics.js';
 import { outboxGauges } from '../../src/db/webhook-deliveries.js';
 import { createTestContext, type TestContext } from '../support/context.js';
 import { eventually } from '../support/eventually.js';
@@ -17,6 +18,13 @@ const run = promisify(execFile);
 
 let ctx: TestContext;
 let dispatcher: Dispatcher | null = null;
+
+/** The running dispatcher's metrics as its process renders them (counters, histogram, the outbox's gauges). */
+async function metricsText(): Promise<string> {
+  const registry = new Registry();
+  registerDispatcherMetrics(registry, dispatcher!.metrics, () => outboxGauges(ctx.pool));
+  return registry.metrics();
+}
 const receivers: Receiver[] = [];
 
 beforeEach(async () => {
@@ -90,7 +98,7 @@ describe('webhook dispatcher', () => {
     }
     expect(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(rx.received[0]!.body, headersOf(rx.received[0]!))).toThrow();
 
-    const text = prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool));
+    const text = await metricsText();
     expect(text).toContain('webhook_deliveries_total{outcome="delivered"} 3');
     expect(text).toContain('webhook_attempt_duration_seconds_count 3');
     expect(text).toContain('webhook_pending_events 0');
@@ -136,7 +144,7 @@ describe('webhook dispatcher', () => {
       [2, 302, 'redirect not followed'],
       [3, 302, 'redirect not followed'],
     ]);
-    expect(prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool))).toContain('webhook_failed_events 2\n');
+    expect(await metricsText()).toContain('webhook_failed_events 2\n');
     expect(dispatcher!.metrics.deliveries).toEqual({ delivered: 0, retry: 4, failed: 2 });
     await new Promise((r) => setTimeout(r, 600));
     expect(rx.received).toHaveLength(6);
