@@ -28,11 +28,13 @@ const registry = createRegistry({ processMetrics: true });
 registerDispatcherMetrics(registry, dispatcher.metrics, () => outboxGauges(pool));
 const server = serveMetrics(registry, env.WEBHOOK_METRICS_PORT, logger, env.METRICS_HOST);
 
+// SIGTERM or SIGINT: attempts in flight finish and are recorded, then the process exits. One
+// shutdown only: a second signal while stopping says so and changes nothing.
 let stopping = false;
 const shutdown = async (signal: string) => {
   if (stopping) {
-    logger.warn({ signal }, 'second signal: exiting without waiting for in-flight attempts');
-    process.exit(1);
+    logger.info({ signal, inFlight: dispatcher.metrics.inFlight }, 'webhook dispatcher already stopping; finishing in-flight attempts');
+    return;
   }
   stopping = true;
   logger.info({ signal, inFlight: dispatcher.metrics.inFlight }, 'webhook dispatcher stopping; finishing in-flight attempts');
