@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { spawnApi } from '../../support/api-process.js';
 import { exited } from '../../support/dispatcher-process.js';
 import { eventually } from '../../support/eventually.js';
+import { freePort } from '../../support/free-port.js';
 
 // The API process on SIGTERM, as a load balancer drains it: /readyz answers 503 at once, new
 // requests are still served for SHUTDOWN_DRAIN_MS, then the listener closes while a request in
@@ -21,17 +21,6 @@ afterAll(async () => {
   if (api && api.exitCode === null) api.kill('SIGKILL');
   await ctx.close();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('API shutdown on SIGTERM', () => {
   it('answers /readyz 503 at once, finishes the request in flight, then exits 0', async () => {
