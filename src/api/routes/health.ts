@@ -11,7 +11,7 @@ import { errorBody } from '../envelope.js';
 //   balancer stops sending it requests while those in flight finish.
 // /metrics: Prometheus text of the process's registry (process and Node metrics, request
 //   durations, 429s by limit, Degraded Mode, breaker, cluster status); only with
-//   HEALTH_DETAILS=true, on the API port (README, "Metrics").
+//   HEALTH_DETAILS=true, on the API port (docs/operations.md, "Metrics").
 export const healthRoutes: RouteModule = (app, deps) => {
   const mode = deps.services.degraded;
   const details = deps.env.HEALTH_DETAILS;
