@@ -5,11 +5,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parser } from '@prometheus-io/lezer-promql';
 import { parse } from 'yaml';
+import { loadFixture } from '../../../src/fixtures/load.js';
 import { spawnApi } from '../../support/api-process.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { exited } from '../../support/dispatcher-process.js';
 import { eventually } from '../../support/eventually.js';
 import { freePort } from '../../support/free-port.js';
+import { addSeller, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
+import { generateScenario } from '../../support/scenario.js';
+import { caughtUp, writeBurst } from '../../support/write-burst.js';
 
 // The alert rules and the dashboard under ops/ name only metrics the running processes expose:
 // the real API, indexer and dispatcher are started against the test stack and scraped, and every
@@ -105,6 +109,17 @@ function exposedNames(text: string): Set<string> {
   return names;
 }
 
+/** The value of the first sample of `name` whose labels include `labels` (undefined when none). */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const has = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
+    if (Object.entries(labels).every(([k, v]) => has[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
 describe('metric names in the expressions', () => {
   it('finds metrics, not functions, labels, keywords or durations', () => {
     expect(
@@ -124,6 +139,8 @@ describe('ops/ alerts and dashboard', () => {
   let ctx: TestContext;
   const children: ChildProcess[] = [];
   let scrapes: Record<string, string> = {};
+  let receiver: Receiver;
+  const SELLER = 9101;
 
   beforeAll(async () => {
     ctx = await createTestContext();
@@ -137,12 +154,26 @@ describe('ops/ alerts and dashboard', () => {
       });
       children.push(child);
     };
+    // Listings before the indexer starts (its first build has documents to write), a seller with a webhook.
+    await loadFixture(ctx.pool, generateScenario(5, { products: 40, listings: 300 }).fixture);
+    receiver = await startReceiver();
+    await addSeller(ctx.pool, SELLER, receiver.url);
     start('indexer/main.ts', { INDEXER_METRICS_PORT: String(indexerPort) });
-    start('dispatcher/main.ts', { WEBHOOK_METRICS_PORT: String(webhooksPort) });
+    start('dispatcher/main.ts', { WEBHOOK_METRICS_PORT: String(webhooksPort), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     children.push(await spawnApi(apiPort, { ...env, HEALTH_DETAILS: 'true', SHUTDOWN_DRAIN_MS: '0' }));
-    // A few buyer reads, so the request histogram has series of its own.
-    await eventually(async () => expect((await fetch(`http://127.0.0.1:${apiPort}/search`)).status).toBe(200), 120_000, 500);
-    await fetch(`http://127.0.0.1:${apiPort}/products/1`);
+    // Work for each: changes for the indexer after its first build, an event to deliver, buyer reads.
+    const firstBuildDone = async () => {
+      const res = await fetch(`http://127.0.0.1:${indexerPort}/metrics`);
+      expect(sample(await res.text(), 'indexer_rebuild_phase', { phase: 'done' })).toBe(1);
+    };
+    await eventually(firstBuildDone, 120_000, 250);
+    await writeBurst(ctx.pool, { transactions: 20, concurrency: 2, seed: 7 });
+    const [event] = await insertEvents(ctx.pool, [{ sellerId: SELLER }]);
+    await caughtUp(ctx.pool, 'live', 120_000);
+    await eventually(() => expect(receiver.received.some((r) => r.headers['webhook-id'] === event!.eventId)).toBe(true), 60_000, 200);
+    await eventually(async () => expect((await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status).toBe(200), 120_000, 500);
+    expect((await fetch(`http://127.0.0.1:${apiPort}/search`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${apiPort}/products/1`)).status).toBeLessThan(500);
     const scrape = async (port: number) => {
       let text = '';
       await eventually(
@@ -164,8 +195,23 @@ describe('ops/ alerts and dashboard', () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited(child);
     }
+    await receiver?.close();
     await ctx.es.indices.delete({ index: `${ctx.env.INDEX_PREFIX}*` }, { ignore: [404] });
     await ctx.close();
+  });
+
+  it('each process counts what it did: buyer reads by route, the first build and the changes after it, the delivery', () => {
+    const { api, indexer, webhooks } = scrapes as Record<'api' | 'indexer' | 'webhooks', string>;
+    expect(sample(api, 'http_request_duration_seconds_count', { method: 'GET', route: '/search', status_class: '2xx' })).toBeGreaterThanOrEqual(1);
+    expect(sample(api, 'http_request_duration_seconds_count', { method: 'GET', route: '/products/:productId' })).toBeGreaterThanOrEqual(1);
+    expect(sample(indexer, 'indexer_rebuild_phase', { phase: 'done' })).toBe(1);
+    expect(sample(indexer, 'indexer_rebuild_docs_done')).toBeGreaterThan(0);
+    expect(sample(indexer, 'indexer_commit_to_indexed_seconds_count')).toBeGreaterThanOrEqual(20);
+    expect(sample(indexer, 'indexer_batch_changes_count')).toBeGreaterThanOrEqual(1);
+    expect(sample(indexer, 'indexer_pending_changes')).toBe(0);
+    expect(sample(indexer, 'indexer_bulk_failures_total')).toBe(0);
+    expect(sample(webhooks, 'webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
+    expect(sample(webhooks, 'webhook_attempt_duration_seconds_count')).toBeGreaterThanOrEqual(1);
   });
 
   it('every metric a rule or a panel reads is exposed by a running process', () => {
