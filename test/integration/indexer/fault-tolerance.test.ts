@@ -163,6 +163,7 @@ describe('indexer fault tolerance', () => {
       await restart;
       await caughtUp(ctx.pool, 'live', 120_000);
       expect(indexer.metrics.errors).toBeGreaterThan(0); // the outage was seen and retried
+      expect(indexer.metrics.bulkFailures).toBeGreaterThan(0); // counted as the cluster's failures
       await expectIndexMatchesSource(ctx.pool, es, ctx.index.alias, 1000);
     } finally {
       await indexer.stop();
@@ -200,6 +201,7 @@ describe('indexer fault tolerance', () => {
       await writeBurst(pool, { transactions: 300, concurrency: 4, seed: 15 });
       await caughtUp(pool, 'live', 120_000);
       expect(indexer.metrics.errors).toBeGreaterThan(0); // the outage was seen and retried
+      expect(indexer.metrics.bulkFailures).toBe(0); // PostgreSQL's, not the cluster's
       await expectIndexMatchesSource(pool, es, index.alias, 1000);
     } finally {
       await indexer.stop();
