@@ -1,7 +1,7 @@
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
-import { indexNames } from '../src/es/index-names.js';
+import { indexLayout, indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createRegistry, serveMetrics } from '../src/lib/metrics.js';
 import { startLiveIndexer } from './live.js';
@@ -16,7 +16,7 @@ const metrics = indexerMetrics(registry);
 const indexer = await startLiveIndexer({
   pool,
   es,
-  index: indexNames(env.INDEX_PREFIX),
+  index: indexNames(env.INDEX_PREFIX, indexLayout(env)),
   logger,
   databaseUrl: env.DATABASE_URL,
   pollMs: env.INDEXER_POLL_MS,
