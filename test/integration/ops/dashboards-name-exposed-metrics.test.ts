@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,9 +8,10 @@ import { parse } from 'yaml';
 import { loadFixture } from '../../../src/fixtures/load.js';
 import { spawnApi } from '../../support/api-process.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
-import { exited } from '../../support/dispatcher-process.js';
+import { exited, spawnDispatcher } from '../../support/dispatcher-process.js';
 import { eventually } from '../../support/eventually.js';
 import { freePort } from '../../support/free-port.js';
+import { spawnIndexer } from '../../support/indexer-process.js';
 import { addSeller, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
 import { generateScenario } from '../../support/scenario.js';
 import { caughtUp, writeBurst } from '../../support/write-burst.js';
@@ -146,20 +147,12 @@ describe('ops/ alerts and dashboard', () => {
     ctx = await createTestContext();
     const env = { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX };
     const [apiPort, indexerPort, webhooksPort] = [await freePort(), await freePort(), await freePort()];
-    const start = (script: string, extra: Record<string, string>) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', script], {
-        cwd: root,
-        env: { ...process.env, ...env, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...extra },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
-      children.push(child);
-    };
     // Listings before the indexer starts (its first build has documents to write), a seller with a webhook.
     await loadFixture(ctx.pool, generateScenario(5, { products: 40, listings: 300 }).fixture);
     receiver = await startReceiver();
     await addSeller(ctx.pool, SELLER, receiver.url);
-    start('indexer/main.ts', { INDEXER_METRICS_PORT: String(indexerPort) });
-    start('dispatcher/main.ts', { WEBHOOK_METRICS_PORT: String(webhooksPort), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    children.push(spawnIndexer({ ...env, INDEXER_METRICS_PORT: String(indexerPort) }));
+    children.push(spawnDispatcher({ ...env, WEBHOOK_METRICS_PORT: String(webhooksPort), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }));
     children.push(await spawnApi(apiPort, { ...env, HEALTH_DETAILS: 'true', SHUTDOWN_DRAIN_MS: '0' }));
     // Work for each: changes for the indexer after its first build, an event to deliver, buyer reads.
     const firstBuildDone = async () => {

@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { migrateUp } from '../../../src/db/migrate.js';
@@ -11,9 +9,10 @@ import { loadFixture } from '../../../src/fixtures/load.js';
 import type { Client } from '@elastic/elasticsearch';
 import { spawnApi } from '../../support/api-process.js';
 import { databaseUrlFor } from '../../support/db-url.js';
-import { exited } from '../../support/dispatcher-process.js';
+import { exited, spawnDispatcher } from '../../support/dispatcher-process.js';
 import { eventually } from '../../support/eventually.js';
 import { freePort } from '../../support/free-port.js';
+import { spawnIndexer } from '../../support/indexer-process.js';
 import { expectIndexMatchesSource } from '../../support/index-diff.js';
 import { addSeller, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
 import { startPgNode, type PgNode } from '../../support/pg-node.js';
@@ -26,7 +25,6 @@ import { caughtUp, writeBurst } from '../../support/write-burst.js';
 // reaches the index or the seller within seconds only through NOTIFY), nothing committed is lost,
 // and nobody restarts anything by hand.
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const TEN_MINUTES = '600000';
 
 let node: PgNode;
@@ -54,14 +52,9 @@ beforeAll(async () => {
   await addSeller(pool, SELLER, `${receiver.url}/hooks`);
 
   const env = { DATABASE_URL: databaseUrl, ELASTICSEARCH_URL: inject('elasticsearchUrl'), INDEX_PREFIX: index.alias.replace(/-market$/, '') };
-  const start = (script: string, extra: Record<string, string>) =>
-    spawn(process.execPath, ['--import', 'tsx', script], {
-      cwd: root,
-      env: { ...process.env, ...env, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error', ...extra },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-  children.indexer = start('indexer/main.ts', { INDEXER_METRICS_PORT: '0', INDEXER_POLL_MS: TEN_MINUTES });
-  children.webhooks = start('dispatcher/main.ts', { WEBHOOK_METRICS_PORT: '0', WEBHOOK_POLL_MS: TEN_MINUTES, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  const quiet = { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error' };
+  children.indexer = spawnIndexer({ ...env, ...quiet, INDEXER_POLL_MS: TEN_MINUTES });
+  children.webhooks = spawnDispatcher({ ...env, ...quiet, WEBHOOK_POLL_MS: TEN_MINUTES, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   const port = await freePort();
   children.api = await spawnApi(port, { ...env, SHUTDOWN_DRAIN_MS: '0' });
   base = `http://127.0.0.1:${port}`;
