@@ -177,6 +177,11 @@ clearInterval(sampler);
 const loadSeconds = (performance.now() - t0) / 1000;
 const cpuLoad = (cpuMs(pid) - cpu0) / 1000;
 const cacheBytes = [await metric('degraded_cache_bytes'), await metric('degraded_warm_cache_bytes')];
+const gcSeconds = await (async () => {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const sums = [...text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} ([0-9.e+-]+)$/gm)].map((m) => Number(m[1]));
+  return sums.length > 0 ? sums.reduce((a, b) => a + b, 0) : null;
+})();
 const heapUsed = await metric('nodejs_heap_size_used_bytes');
 const heapTotal = await metric('nodejs_heap_size_total_bytes');
 const external = await metric('nodejs_external_memory_bytes');
@@ -203,7 +208,7 @@ console.log(
     `## ${label}`,
     `- ${connections} connections, ${loadSeconds.toFixed(0)} s: ${answered} answers (${(answered / loadSeconds).toFixed(1)}/s), ${degraded} degraded, ${failed} failed; latency p50 ${pct(latencies, 0.5).toFixed(0)} ms, p99 ${pct(latencies, 0.99).toFixed(0)} ms`,
     `- RSS: start ${rss[0]?.toFixed(0)} MB, peak ${Math.max(...rss).toFixed(0)} MB, last minute median ${pct(lastMinute, 0.5).toFixed(0)} MB (max ${Math.max(...lastMinute).toFixed(0)}), after ${idleSeconds} s idle ${idleRss.toFixed(0)} MB`,
-    `- API CPU: ${cpuLoad.toFixed(1)} s over the load (${((cpuLoad / loadSeconds) * 100).toFixed(0)}% of a core), ${((cpuLoad * 1000) / Math.max(1, answered)).toFixed(2)} ms per answer`,
+    `- API CPU: ${cpuLoad.toFixed(1)} s over the load (${((cpuLoad / loadSeconds) * 100).toFixed(0)}% of a core), ${((cpuLoad * 1000) / Math.max(1, answered)).toFixed(2)} ms per answer; GC since start ${gcSeconds === null ? 'n/a' : `${gcSeconds.toFixed(1)} s`}`,
     `- answers beyond Latin-1 (two bytes a character as JS strings): ${chars.answersTwoByte} of ${answered + failed} (${((100 * chars.twoByte) / Math.max(1, chars.all)).toFixed(0)}% of the characters); UTF-8 bytes / characters ${(chars.utf8 / Math.max(1, chars.all)).toFixed(3)}`,
     `- last-good cache as reported (general, warm): ${mb(cacheBytes[0] ?? null)}, ${mb(cacheBytes[1] ?? null)}; V8 heap used / total at the end of the load: ${mb(heapUsed)} / ${mb(heapTotal)}, external (Buffers) ${mb(external)}`,
     ...(snapshotSummary ? [snapshotSummary] : []),
