@@ -170,7 +170,9 @@ describe('indexer fault tolerance', () => {
       await es.close();
       await node.destroy();
     }
-  });
+    // A throwaway Elasticsearch node starts, and is killed and started again: 58 s alone on a
+    // loaded machine, past the default 120 s when the whole suite runs beside it.
+  }, 300_000);
 
   it('catches up after a PostgreSQL crash and restart while it is indexing', async () => {
     // A throwaway server: restarting the shared one would break the other test files.
