@@ -4,15 +4,15 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/lib/logger.js';
-import { startDispatcher, type Dispatcher, type DispatcherConfig } from '../../dispatcher/loop.js';
-import { prometheusText } from '../../dispatcher/metrics.js';
-import { outboxGauges } from '../../src/db/webhook-deliveries.js';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { eventually } from '../support/eventually.js';
-import { addSeller, attemptRows, eventRow, insertEvents, startReceiver, type Receiver } from '../support/outbox.js';
+import { createLogger } from '../../../src/lib/logger.js';
+import { startDispatcher, type Dispatcher, type DispatcherConfig } from '../../../dispatcher/loop.js';
+import { prometheusText } from '../../../dispatcher/metrics.js';
+import { outboxGauges } from '../../../src/db/webhook-deliveries.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { eventually } from '../../support/eventually.js';
+import { addSeller, attemptRows, eventRow, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
 
 let ctx: TestContext;

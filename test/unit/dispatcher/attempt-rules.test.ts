@@ -1,10 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { internalAddressReason, literalHostReason } from '../../dispatcher/address-guard.js';
-import { decide, MAX_RETRY_AFTER_MS } from '../../dispatcher/loop.js';
-import { retryAfterSeconds } from '../../dispatcher/send.js';
-import { envelope, sign, signingKey } from '../../dispatcher/sign.js';
-import { loadEnv } from '../../src/config/env.js';
+import { internalAddressReason, literalHostReason } from '../../../dispatcher/address-guard.js';
+import { decide, MAX_RETRY_AFTER_MS } from '../../../dispatcher/loop.js';
+import { retryAfterSeconds } from '../../../dispatcher/send.js';
+import { envelope, sign, signingKey } from '../../../dispatcher/sign.js';
+import { loadEnv } from '../../../src/config/env.js';
 
 describe('private-network guard', () => {
   it.each([

@@ -2,14 +2,14 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../../src/db/pool.js';
-import { createLogger } from '../../src/lib/logger.js';
-import { enterOrder } from '../../src/orders/checkout.js';
-import { startDispatcher, type Dispatcher } from '../../dispatcher/loop.js';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { eventually } from '../support/eventually.js';
-import { newSecret, startReceiver, type Receiver } from '../support/outbox.js';
-import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { withTransaction } from '../../../src/db/pool.js';
+import { createLogger } from '../../../src/lib/logger.js';
+import { enterOrder } from '../../../src/orders/checkout.js';
+import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { eventually } from '../../support/eventually.js';
+import { newSecret, startReceiver, type Receiver } from '../../support/outbox.js';
+import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../../support/seller-seed.js';
 
 // End to end: an order entered through the checkout path (src/orders/checkout.ts) and cancelled
 // through the API reaches the seller's webhook, its data byte-identical to GET /orders/{id}.
