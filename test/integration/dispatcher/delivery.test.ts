@@ -5,11 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/lib/logger.js';
-import { startDispatcher, type Dispatcher, type DispatcherConfig } from '../../../dispatcher/loop.js';
+import type { DispatcherConfig } from '../../../dispatcher/config.js';
+import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
 import { prometheusText } from '../../../dispatcher/metrics.js';
 import { outboxGauges } from '../../../src/db/webhook-deliveries.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { eventually } from '../../support/eventually.js';
+import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { addSeller, attemptRows, eventRow, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -40,15 +42,7 @@ async function dispatch(config: Partial<DispatcherConfig> = {}): Promise<Dispatc
     pool: ctx.pool,
     databaseUrl: ctx.databaseUrl,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    config: {
-      timeoutMs: 5000,
-      retryDelaysMs: [100, 200],
-      allowPrivateNetworks: true,
-      concurrency: 16,
-      perEndpoint: 4,
-      pollMs: 200,
-      ...config,
-    },
+    config: testDispatcherConfig(config),
   });
   return dispatcher;
 }

@@ -7,6 +7,7 @@ import { createLogger } from '../../../src/lib/logger.js';
 import { enterOrder } from '../../../src/orders/checkout.js';
 import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
+import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { eventually } from '../../support/eventually.js';
 import { newSecret, startReceiver, type Receiver } from '../../support/outbox.js';
 import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../../support/seller-seed.js';
@@ -44,7 +45,7 @@ beforeAll(async () => {
     pool: ctx.pool,
     databaseUrl: ctx.databaseUrl,
     logger: createLogger('silent'),
-    config: { timeoutMs: 5000, retryDelaysMs: [200], allowPrivateNetworks: true, concurrency: 8, perEndpoint: 2, pollMs: 200 },
+    config: testDispatcherConfig({ retryDelaysMs: [200], concurrency: 8, unhealthyConcurrency: 4, perEndpoint: 2 }),
   });
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { decide, MAX_RETRY_AFTER_MS } from '../../../dispatcher/loop.js';
+import { decide, MAX_RETRY_AFTER_MS } from '../../../dispatcher/attempt.js';
 import { retryAfterSeconds } from '../../../dispatcher/send.js';
 import { envelope, sign, signingKey } from '../../../dispatcher/sign.js';
 import { loadEnv } from '../../../src/config/env.js';
