@@ -82,8 +82,10 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
     url: string;
     secret: string;
     endpoint_state: EndpointState;
-  }>(
-    `WITH busy AS (
+  }>({
+    // Named: parsed and planned once per connection (planning this statement costs about as much as running it).
+    name: 'webhook-claim',
+    text: `WITH busy AS (
        SELECT * FROM unnest($3::int[], $4::int[]) AS b(seller_id, n)
      ), walk AS (
        SELECT * FROM unnest($6::int[], $7::timestamptz[]) AS f(seller_id, at)
@@ -142,7 +144,7 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
        AND (p.state <> 'breaker_open' OR p.seller_id IN (SELECT seller_id FROM probes))
      RETURNING e.event_id, e.seller_id, e.type, e.api_version, e.created_at, e.next_attempt_at, e.data, e.attempts, e.round_start,
                w.url, w.secret, p.state AS endpoint_state`,
-    [
+    values: [
       o.limit,
       o.perEndpoint,
       busySellers,
@@ -154,7 +156,7 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
       o.breakerFailures,
       o.breakerCooldownMs,
     ],
-  );
+  });
   // Started in due order (per endpoint, the order claimed).
   return rows
     .map((r) => ({
@@ -216,8 +218,9 @@ const PROBE_ENDED = 'h.probe_event_id = x.probe_event_id AND h.probe_attempt = x
 
 export async function recordAttempts(pool: Pool, results: readonly AttemptResult[], endpoints: readonly EndpointReport[] = []): Promise<string[]> {
   if (results.length === 0 && endpoints.length === 0) return [];
-  const { rows } = await pool.query<{ event_id: string }>(
-    `WITH r AS (
+  const { rows } = await pool.query<{ event_id: string }>({
+    name: 'webhook-record',
+    text: `WITH r AS (
        SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::int[])
          AS r(event_id, attempt, started_at, duration_ms, status_code, error, outcome, delay_ms)
      ), logged AS (
@@ -260,7 +263,7 @@ export async function recordAttempts(pool: Pool, results: readonly AttemptResult
      FROM r
      WHERE e.event_id = r.event_id AND e.attempts = r.attempt AND e.state = 'pending'
      RETURNING e.event_id`,
-    [
+    values: [
       results.map((r) => r.eventId),
       results.map((r) => r.attempt),
       results.map((r) => r.startedAt),
@@ -277,7 +280,7 @@ export async function recordAttempts(pool: Pool, results: readonly AttemptResult
       endpoints.map((x) => x.probe?.eventId ?? null),
       endpoints.map((x) => x.probe?.attempt ?? null),
     ],
-  );
+  });
   return rows.map((r) => r.event_id);
 }
 
