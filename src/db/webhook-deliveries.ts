@@ -124,9 +124,11 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
        ORDER BY turn, next_attempt_at
        LIMIT $1
      ), probe_rows AS (
-       -- Locked in seller order (no deadlock between claims); re-checked if a concurrent claim took a probe.
+       -- Locked in seller order (no deadlock between claims); re-checked on the row's latest version
+       -- when a concurrent claim or record changed it meanwhile.
        SELECT h.seller_id, p.event_id FROM webhook_endpoint_health h JOIN picked p ON p.seller_id = h.seller_id
        WHERE p.state = 'breaker_open' AND (h.probe_until IS NULL OR h.probe_until <= clock_timestamp())
+         AND (h.last_failure_at IS NULL OR h.last_failure_at + $10::int * interval '1 millisecond' <= clock_timestamp())
        ORDER BY h.seller_id
        FOR UPDATE OF h
      ), probes AS (

@@ -128,6 +128,19 @@ export async function startReceiver(
   return rec;
 }
 
+/** Receivers started by one test, closed together after it. */
+export function receiverSet() {
+  const started: Receiver[] = [];
+  return {
+    async start(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+      const r = await startReceiver(...args);
+      started.push(r);
+      return r;
+    },
+    closeAll: () => Promise.all(started.splice(0).map((r) => r.close())),
+  };
+}
+
 export interface EventRow {
   event_id: string;
   state: string;

@@ -12,14 +12,14 @@ import { outboxGauges } from '../../../src/db/webhook-deliveries.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { eventually } from '../../support/eventually.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
-import { addSeller, attemptRows, eventRow, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
+import { addSeller, attemptRows, eventRow, insertEvents, receiverSet } from '../../support/outbox.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
 
 let ctx: TestContext;
 let dispatcher: Dispatcher | null = null;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeEach(async () => {
   ctx = await createTestContext();
@@ -27,15 +27,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await dispatcher?.stop();
   dispatcher = null;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  await receivers.closeAll();
   await ctx.close();
 });
 
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const receiver = receivers.start;
 
 async function dispatch(config: Partial<DispatcherConfig> = {}): Promise<Dispatcher> {
   dispatcher = await startDispatcher({

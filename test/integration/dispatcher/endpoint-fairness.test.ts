@@ -10,7 +10,7 @@ import { checkoutOrder } from '../../../src/orders/checkout.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { eventually } from '../../support/eventually.js';
-import { addSeller, attemptRows, insertEvents, newSecret, startReceiver, type Receiver, type TestEvent } from '../../support/outbox.js';
+import { addSeller, attemptRows, insertEvents, newSecret, receiverSet, type Receiver, type TestEvent } from '../../support/outbox.js';
 import { MAPLE, seedSellerApi } from '../../support/seller-seed.js';
 
 // Fairness across endpoints (docs/webhooks.md "Fairness and the breaker"), with real receivers on
@@ -21,7 +21,7 @@ import { MAPLE, seedSellerApi } from '../../support/seller-seed.js';
 let ctx: TestContext;
 const dispatchers: Dispatcher[] = [];
 const pools: Pool[] = [];
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeEach(async () => {
   ctx = await createTestContext();
@@ -29,15 +29,11 @@ beforeEach(async () => {
 afterEach(async () => {
   await Promise.all(dispatchers.splice(0).map((d) => d.stop()));
   await Promise.all(pools.splice(0).map((p) => p.end()));
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  await receivers.closeAll();
   await ctx.close();
 });
 
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const receiver = receivers.start;
 
 /** A dispatcher with its own pool, as a separate process would have. */
 async function dispatch(config: Partial<DispatcherConfig>): Promise<Dispatcher> {
@@ -61,6 +57,17 @@ async function health(sellerId: number) {
     [sellerId],
   );
   return rows[0]!;
+}
+
+async function allDelivered(): Promise<void> {
+  await eventually(
+    async () => {
+      const { rows } = await ctx.pool.query(`SELECT 1 FROM webhook_events WHERE state <> 'delivered'`);
+      expect(rows).toEqual([]);
+    },
+    20_000,
+    50,
+  );
 }
 
 /** Sellers 1000.. whose webhooks point at one receiver that never answers (a path each), each with `backlog` events. */
@@ -270,14 +277,7 @@ describe('webhook delivery stays fair when endpoints hang', () => {
     expect([...later.values()].filter((v) => v.startsWith('0 ')).length).toBeGreaterThan(0); // held back, never attempted
 
     down = false;
-    await eventually(
-      async () => {
-        const { rows } = await ctx.pool.query(`SELECT 1 FROM webhook_events WHERE state <> 'delivered'`);
-        expect(rows).toEqual([]);
-      },
-      20_000,
-      50,
-    );
+    await allDelivered();
     // Each event answered once, in the order it was due (nothing reordered, dropped or repeated).
     const { rows } = await ctx.pool.query<{ event_id: string }>(`SELECT event_id FROM webhook_events ORDER BY next_attempt_at, event_id`);
     expect(answered).toEqual(rows.map((r) => r.event_id));
@@ -315,14 +315,7 @@ describe('webhook delivery stays fair when endpoints hang', () => {
       if (i > 0) expect(p.at - probes[i - 1]!.endedAt!).toBeGreaterThanOrEqual(breakerCooldownMs - 20);
     }
     down = false;
-    await eventually(
-      async () => {
-        const { rows } = await ctx.pool.query(`SELECT 1 FROM webhook_events WHERE state <> 'delivered'`);
-        expect(rows).toEqual([]);
-      },
-      20_000,
-      50,
-    );
+    await allDelivered();
     expect((await health(1)).failures).toBe(0);
   });
 });
