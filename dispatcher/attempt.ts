@@ -1,4 +1,5 @@
 import type { AttemptOutcome, AttemptResult, ClaimedEvent } from '../src/db/webhook-deliveries.js';
+import type { EndpointState } from '../src/db/webhook-endpoints.js';
 import type { Logger } from '../src/lib/logger.js';
 import type { DispatcherConfig } from './config.js';
 import { send, type SendResult } from './send.js';
@@ -28,8 +29,8 @@ export function decide(
 export interface FinishedAttempt extends AttemptResult {
   sellerId: number;
   url: string;
-  /** The attempt was its endpoint's breaker probe. */
-  probe: boolean;
+  /** Its endpoint's state when claimed (`breaker_open`: the attempt was the breaker's probe). */
+  endpointState: EndpointState;
 }
 
 /** One attempt of a claimed event: sign, send, decide what comes next, log one line. Never throws. */
@@ -81,6 +82,6 @@ export async function attemptDelivery(
     delayMs,
     sellerId: e.sellerId,
     url: e.url,
-    probe: e.endpointState === 'breaker_open',
+    endpointState: e.endpointState,
   };
 }

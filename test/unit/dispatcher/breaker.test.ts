@@ -18,7 +18,7 @@ function attempt(sellerId: number, statusCode: number | null, o: Partial<Finishe
     delayMs: null,
     sellerId,
     url: `http://hooks.example/${sellerId}`,
-    probe: false,
+    endpointState: 'degraded',
     ...o,
   };
 }
@@ -46,8 +46,15 @@ describe('endpoint reports from a batch of attempts', () => {
   });
 
   it('names the probe that ended, so only it frees the probe slot', () => {
-    const probe = attempt(1, null, { probe: true, attempt: 7 });
+    const probe = attempt(1, null, { endpointState: 'breaker_open', attempt: 7 });
     expect(endpointReports([attempt(1, null), probe], 5000)[0]!.probe).toEqual({ eventId: probe.eventId, attempt: 7 });
+  });
+
+  it('leaves out an endpoint that was healthy when claimed and answered promptly again (nothing to change)', () => {
+    const healthy = (sellerId: number, statusCode: number | null, durationMs = 20) =>
+      attempt(sellerId, statusCode, { endpointState: 'healthy', durationMs });
+    expect(endpointReports([healthy(1, 200), healthy(1, 500)], 5000)).toEqual([]);
+    expect(endpointReports([healthy(1, 200), healthy(2, null), healthy(3, 200, 6000), attempt(4, 200)], 5000).map((r) => r.sellerId)).toEqual([2, 3, 4]);
   });
 
   it('leaves out attempts sent to an endpoint URL that has since changed', () => {
