@@ -8,7 +8,10 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json ./
 COPY src ./src
 COPY indexer ./indexer
+COPY storefront ./storefront
 COPY scripts ./scripts
+# The sample generator, for `npm run sample` in the container.
+COPY tools ./tools
 COPY migrations ./migrations
 COPY mappings ./mappings
 USER node

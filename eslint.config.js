@@ -8,7 +8,9 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 // Imports run one way (README, "Layout"):
 //   contract <- db <- domain (search, listings, orders) <- api <- main
 // lib, config and es are leaves anyone may use; src/services.ts wires the domain for the API
-// process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api.
+// process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api; tools/
+// (the sample generator) is used by scripts, benches and tests, never by the service; the
+// storefront (storefront/, browser code the API bundles and serves) imports only src/contract.
 const DOMAIN = ['./src/search', './src/listings', './src/orders'];
 const ABOVE_DB = [...DOMAIN, './src/api', './src/services.ts', './src/main.ts'];
 const PROCESSES = ['./indexer', './dispatcher'];
@@ -28,12 +30,21 @@ const zones = [
   },
   { target: ['./src/lib', './src/config', './src/es'], from: [...ABOVE_DB, ...PROCESSES], message: 'lib/config/es are leaves.' },
   {
-    target: ['./src/fixtures', './src/sample'],
+    target: ['./src/fixtures', './tools'],
     from: ['./src/api', './src/services.ts', ...PROCESSES],
-    message: 'Loaders must not import the API or a process.',
+    message: 'Loaders and tools must not import the API or a process.',
+  },
+  {
+    target: ['./src', ...PROCESSES],
+    from: './tools',
+    message: 'tools/ (the sample generator) serves scripts, benches and tests; the service and its processes never import it.',
   },
   { target: PROCESSES, from: ['./src/api', './src/services.ts', './src/main.ts'], message: 'Processes never import src/api.' },
   { target: './src/api', from: PROCESSES, message: 'src/api must not import a process.' },
+  // The storefront is a browser client of the buyer API: it shares the wire types, nothing else.
+  { target: './storefront', from: './src', except: ['./contract'], message: 'storefront/ may import only src/contract (wire types).' },
+  { target: './storefront', from: PROCESSES, message: 'storefront/ is a browser client, not a process.' },
+  { target: ['./src', ...PROCESSES], from: './storefront', message: 'The service never imports the storefront (src/api serves its files).' },
 ];
 
 export default tseslint.config(

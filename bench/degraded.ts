@@ -2,7 +2,7 @@
 //   [--connections 8] [--requests 600] [--warm 0.5] [--heap 1g] [--keep]).
 //
 // Builds its own world: a fresh database on the server DATABASE_URL points at, loaded with the
-// seeded sample marketplace (src/sample), and a throwaway single-node Elasticsearch
+// seeded sample marketplace (tools/sample), and a throwaway single-node Elasticsearch
 // (test/support/es-node.ts; never the shared cluster) indexed by the real live indexer, in-process.
 // The API listens on a loopback port. autocannon cycles through a fixed mix of buyer requests
 // (searches with and without filters and cursors' first pages, product pages, cart lookups); a
@@ -22,9 +22,9 @@ import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createApp } from '../src/api/app.js';
 import { routeModules } from '../src/api/routes/index.js';
-import { createSample } from '../src/sample/generate.js';
-import { loadSample } from '../src/sample/pg-load.js';
-import { product as sampleProduct } from '../src/sample/model.js';
+import { createSample } from '../tools/sample/generate.js';
+import { loadSample } from '../tools/sample/pg-load.js';
+import { product as sampleProduct } from '../tools/sample/model.js';
 import { startLiveIndexer } from '../indexer/live.js';
 import { createServices } from '../src/services.js';
 import { startEsNode } from '../test/support/es-node.js';

@@ -5,9 +5,10 @@
 //  1. rebuild(): the zero-downtime full reindex (indexer/rebuild.ts) from PostgreSQL into a fresh
 //     index behind a fresh alias; docs/s of the whole call and of its snapshot phase.
 //  2. raw _bulk: the SAME documents, computed beforehand with the same builders from one snapshot
-//     and serialized into the same NDJSON bulk bodies (same chunk size, same one-in-flight
-//     pipelining), written into a fresh index created the same way (same settings and mapping,
-//     refresh off during the load); only the _bulk calls are timed. reindex / raw is the figure.
+//     and serialized into the same NDJSON bulk bodies (same chunks), written with as many requests
+//     in flight as the rebuild keeps (SNAPSHOT_BULK_CONCURRENCY) into a fresh index created the
+//     same way (same settings and mapping, refresh off during the load); only the _bulk calls are
+//     timed. reindex / raw is the figure.
 //  3. commit-to-visible lag: the live indexer (`indexer/main.ts`, a child process) follows the
 //     change feed while this process commits `rate` small transactions per second (one listing's
 //     price set to a value unique to the write) for `duration` seconds, on a fixed schedule. A
@@ -36,7 +37,7 @@ import { rebuild, snapshotChunks, SNAPSHOT_BULK_CONCURRENCY } from '../indexer/r
 import { BULK_FILTER_PATH, serializeOps } from '../indexer/bulk.js';
 import { createIndex, finishBulkLoad } from '../indexer/index-admin.js';
 import { horizon, saveCheckpoint } from '../src/db/feed-guard.js';
-import { docId } from '../src/search/documents.js';
+import { docId } from '../src/search/documents/model.js';
 import { cpuLine, cpuMeter } from './cpu.js';
 import { load, openWorld, pct, sleep, spawnIndexer } from './world.js';
 
@@ -69,7 +70,7 @@ const prefix = values.prefix ?? `bench-${randomBytes(3).toString('hex')}`;
 const lagOnly = values.prefix !== undefined;
 const index = indexNames(prefix);
 const rawIndex = `${prefix}-raw`;
-// As scripts/reindex.ts: 4 connections, 60 s request timeout.
+// 4 connections, as scripts/reindex.ts, with a longer request timeout (large bulk bodies on a loaded machine).
 const pool = createPool(env.DATABASE_URL, 4);
 pool.on('error', (err) => console.error(`idle database client error: ${err.message}`));
 const es = createEsClient(env.ELASTICSEARCH_URL, 120_000);
@@ -117,7 +118,7 @@ try {
         pool,
         async (db) => {
           const poBox = await poBoxSuspended(db);
-          for await (const ops of snapshotChunks(db, poBox)) {
+          for await (const { ops } of snapshotChunks(db, poBox)) {
             const s0 = now();
             const body = serializeOps(rawIndex, ops);
             bodies.push(body.body);

@@ -16,11 +16,11 @@
 //
 // --pin (Linux, >= 2 CPUs, taskset): for the whole run Elasticsearch (the java process listening
 // on ELASTICSEARCH_URL's port, all threads) is pinned to CPU 0, and the API child and this process
-// (autocannon) to CPU 1, so the API's CPU is no longer taken from Elasticsearch (production runs
+// (autocannon) to CPU 1, so the API's CPU is not taken from Elasticsearch (production runs
 // the API on its own hosts). Elasticsearch's previous CPUs are restored on exit, error or Ctrl-C.
 // Without it the three share all CPUs. The output header says which topology was measured.
 // --load-with es: autocannon on CPU 0 with Elasticsearch instead, so the API has CPU 1 to itself.
-// Its cost (~0.1-0.15 ms of CPU a request) then weighs on Elasticsearch equally in the direct
+// Its cost then weighs on Elasticsearch equally in the direct
 // and the API runs, where with the default it weighs on the API's side of the ratio only.
 //
 // --floor: each round also sends the Elasticsearch side's requests through bench/pass-through.ts

@@ -3,7 +3,8 @@
 // snapshotChunks, indexer/bulk.ts serializeOps with a body pool), hashed and dropped; no
 // Elasticsearch. Prints the documents, bytes and SHA-256 of all bodies (a change meant to keep the
 // bytes must keep the hash), wall and CPU seconds per phase, and the load. On two cores the
-// rebuild's ratio to raw `_bulk` is bounded by this process's CPU (BENCHMARKS.md, "Session 6").
+// rebuild's ratio to raw `_bulk` is bounded by this process's CPU (BENCHMARKS.md, "The rebuild's
+// producer").
 import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createPool, SNAPSHOT, withTransaction } from '../src/db/pool.js';
@@ -46,10 +47,7 @@ try {
     pool,
     async (db) => {
       const poBox = await poBoxSuspended(db);
-      for await (const ops of snapshotChunks(db, poBox)) {
-        // Cards are built by a getter (lazyCardOp): tell them apart without building one.
-        const first = ops[0];
-        const kind = first && Object.getOwnPropertyDescriptor(first, 'doc')?.get ? 'card' : (first?.doc?.docType ?? 'none');
+      for await (const { kind, ops } of snapshotChunks(db, poBox)) {
         if (kind !== phase) {
           endPhase();
           phase = kind;

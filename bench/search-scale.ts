@@ -1,4 +1,4 @@
-// Search at marketplace scale (issue 14 item 4): a fixed mix of distinct searches (the landing
+// Search at marketplace scale: a fixed mix of distinct searches (the landing
 // grid; every value of condition, language and checkoutMode; the five largest stores; two- and
 // three-filter combinations; keywords with and without filters; both sorts; first pages and
 // pages 21 deep), plus the product page of the busiest product and a 500-pair cart lookup.

@@ -8,8 +8,8 @@ import pg from 'pg';
 import { loadEnv, type Env } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { migrateUp } from '../src/db/migrate.js';
-import { createSample } from '../src/sample/generate.js';
-import { loadSample } from '../src/sample/pg-load.js';
+import { createSample } from '../tools/sample/generate.js';
+import { loadSample } from '../tools/sample/pg-load.js';
 
 export interface World {
   env: Env;

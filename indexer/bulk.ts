@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { DocOp } from './build-ops.js';
-import { offerDocPieces } from '../src/search/documents.js';
+import { offerDocPieces } from './offer-json.js';
 
 export class BulkError extends Error {}
 
@@ -23,8 +23,8 @@ export interface BulkBody {
 /**
  * Body buffers reused by a pipelined writer. A fresh Buffer per body (16 MB for a chunk of cards)
  * is external memory that V8 answers with a full collection every ~64 MB of it: in a rebuild that
- * marked the half-gigabyte of card folds about once a second, a quarter of the producer's time
- * (BENCHMARKS.md, "Session 6"). Pooled buffers are allocated once and handed back after each request.
+ * marks the card folds over and over, a large part of the producer's time (BENCHMARKS.md, "The
+ * rebuild's producer"). Pooled buffers are allocated once and handed back after each request.
  */
 export interface BodyPool {
   take(bytes: number): Buffer;
@@ -51,9 +51,10 @@ export function bodyPool(): BodyPool {
  * ahead of time so a pipelined writer (rebuild) can serialize the next chunk while the last one is
  * in flight, and handed over as bytes. Each line is encoded straight into a reused buffer: joining
  * the lines first would copy every document once more, and encode the whole body as two-byte text
- * as soon as one document holds a character beyond Latin-1.
+ * as soon as one document holds a character beyond Latin-1. `ops` is iterated once, so a lazy
+ * iterable builds each document only when its line is written (a rebuild's cards).
  */
-export function serializeOps(index: string, ops: DocOp[], pool?: BodyPool): BulkBody {
+export function serializeOps(index: string, ops: Iterable<DocOp>, pool?: BodyPool): BulkBody {
   // Action lines byte-identical to JSON.stringify({ index: { _index, _id } }), without building
   // and walking two objects per document.
   const indexAction = `{"index":{"_index":${JSON.stringify(index)},"_id":`;
@@ -80,8 +81,9 @@ export function serializeOps(index: string, ops: DocOp[], pool?: BodyPool): Bulk
     room(1);
     scratch[pos++] = 0x0a;
   };
+  let items = 0;
   for (const op of ops) {
-    // Read once: a rebuild's cards are built by this getter (rebuild.ts, lazyCardOp).
+    items += 1;
     const doc = op.doc;
     if (!doc) {
       text(`${deleteAction}${JSON.stringify(op.id)}}}\n`);
@@ -96,18 +98,18 @@ export function serializeOps(index: string, ops: DocOp[], pool?: BodyPool): Bulk
       newline();
       continue;
     }
-    // Cards stay with JSON.stringify: 60% of their bytes are fresh U+0000-joined tuples, which V8's
-    // native escaping writes faster than any hand-made JSON tried (a cardDocJson with cached
-    // group parts was byte-identical but made the 500k sample's documents 0.5 s slower).
+    // Cards stay with JSON.stringify: most of their bytes are fresh U+0000-joined tuples, which V8's
+    // native escaping writes faster than any hand-made JSON tried (a card writer with cached group
+    // parts was byte-identical but slower).
     text(`${indexAction}${JSON.stringify(op.id)}}}\n`);
     text(JSON.stringify(doc));
     newline();
   }
   // A copy: the scratch buffer is reused by the next call while this body waits to be sent.
-  if (!pool) return { body: Buffer.from(scratch.subarray(0, pos)), items: ops.length };
+  if (!pool) return { body: Buffer.from(scratch.subarray(0, pos)), items };
   const backing = pool.take(pos);
   scratch.copy(backing, 0, 0, pos);
-  return { body: backing.subarray(0, pos), items: ops.length, release: () => pool.give(backing) };
+  return { body: backing.subarray(0, pos), items, release: () => pool.give(backing) };
 }
 let scratch = Buffer.allocUnsafe(1 << 22);
 
@@ -134,4 +136,55 @@ export async function writeSerialized(es: Client, body: BulkBody): Promise<void>
   const [action, first] = failed[0] ?? ['?', {}];
   // The reason names the document for mapping errors ("... in document with id '...'").
   throw new BulkError(`bulk: ${failed.length} of ${body.items} items failed; first (${action}): ${first.error?.type} ${first.error?.reason}`);
+}
+
+/** The last stage of a pipeline of bulk bodies (sendBodies). */
+export interface BodySender {
+  (bodies: AsyncIterable<BulkBody>): Promise<void>;
+  /**
+   * Resolves once the stage has ended, with no request left in flight. Await it before cleaning up
+   * after a failure: stream.pipeline() rejects on the first error without waiting for its last stage.
+   */
+  settled(): Promise<void>;
+}
+
+/**
+ * The last stage of a pipeline of bulk bodies (rebuild.ts): sends them in order with `send`
+ * (writeSerialized), up to `concurrency` at a time, hands each body back to its pool and calls
+ * `written` after it. The first failure stops it and is thrown, and so is an error of the bodies'
+ * source; either way only after every request in flight has ended, so none outlives it (a rebuild
+ * deletes its index after a failure, and a late bulk request would create it again).
+ */
+export function sendBodies(send: (body: BulkBody) => Promise<void>, concurrency: number, written: (body: BulkBody) => void): BodySender {
+  let running: Promise<void> = Promise.resolve();
+  async function run(bodies: AsyncIterable<BulkBody>): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    let failed: { err: unknown } | undefined;
+    try {
+      for await (const body of bodies) {
+        while (inFlight.size >= concurrency && !failed) await Promise.race(inFlight);
+        if (failed) break;
+        const request: Promise<void> = send(body)
+          .then(() => {
+            body.release?.();
+            written(body);
+          })
+          .catch((err: unknown) => {
+            failed ??= { err };
+          })
+          .finally(() => inFlight.delete(request));
+        inFlight.add(request);
+      }
+    } finally {
+      await Promise.all(inFlight);
+    }
+    if (failed) throw failed.err;
+  }
+  return Object.assign((bodies: AsyncIterable<BulkBody>) => (running = run(bodies)), {
+    settled: () =>
+      running.then(
+        () => undefined,
+        () => undefined,
+      ),
+  });
 }

@@ -2,8 +2,11 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 import { readFeed } from '../src/db/change-feed.js';
 import { lastPosition, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
+import { poBoxSuspended } from '../src/db/offer-source.js';
 import { fanOut } from './fan-out.js';
-import { opsForTargets, type IndexedProducts } from './build-ops.js';
+import { targetChunks } from './targets.js';
+import { loadFacts, type IndexedProducts } from './facts.js';
+import { chunkOps } from './build-ops.js';
 import { writeOps } from './bulk.js';
 
 export const FEED_BATCH = 5000;
@@ -21,14 +24,23 @@ export async function catchUp(
   position: Position,
   consumer: string,
 ): Promise<{ position: Position; changes: number; docs: number }> {
+  // 1. Changes: the feed rows committed after `position`.
   const rows = await readFeed(pool, position, FEED_BATCH);
   if (rows.length === 0) return { position, changes: 0, docs: 0 };
+  // 2. Targets: every document those changes touch.
   const targets = await fanOut(pool, rows);
+  // 3. Per chunk of targets: its facts, then its documents, one bulk request each.
+  const poBox = await poBoxSuspended(pool);
+  const indexed = indexedProducts(es, target);
   let docs = 0;
-  for await (const ops of opsForTargets(pool, targets, indexedProducts(es, target))) {
-    await writeOps(es, target, ops);
-    docs += ops.length;
+  for await (const chunk of targetChunks(pool, targets)) {
+    const facts = await loadFacts(pool, chunk, poBox, { indexed });
+    for (const ops of chunkOps(chunk, facts)) {
+      await writeOps(es, target, ops);
+      docs += ops.length;
+    }
   }
+  // 4. Checkpoint: past the batch, once every document is written.
   const next = lastPosition(rows, position);
   await saveCheckpoint(pool, consumer, next);
   return { position: next, changes: rows.length, docs };

@@ -7,7 +7,7 @@ import { addPair, emptyTargets, type Targets } from './targets.js';
 export const SELLER_STATS = 'stats';
 
 /**
- * Which documents a batch of changes touches (issue: fan-out). A seller change reaches every
+ * Which documents a batch of changes touches. A seller change reaches every
  * offer of that seller, a product change every offer and sku of it, a store change its
  * variants; the platform PO-box switch reaches every native offer. An order change reaches the
  * offers of its own lines (whether its holds are outstanding follows its status) and the seller

@@ -4,9 +4,9 @@ import { listen } from '../src/db/listen.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { feedLag, pruneFeed } from '../src/db/change-feed.js';
-import { loadCheckpoint, START, type Position } from '../src/db/feed-guard.js';
+import { loadCheckpoint, START } from '../src/db/feed-guard.js';
 import { catchUp } from './catch-up.js';
-import { withBatchLock } from './batch-lock.js';
+import { withBatchLock, withBuildLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
 import { emptyMetrics, type IndexerMetrics } from './metrics.js';
@@ -31,87 +31,67 @@ export interface LiveIndexer {
   stop(): Promise<void>;
 }
 
+type Batch = Awaited<ReturnType<typeof catchUp>>;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Feed rows consumed between two prunes of the change feed. */
+const PRUNE_EVERY = 50_000;
+
 /**
- * The long-lived indexer: bootstraps the index when the alias is missing, then follows the change
- * feed. NOTIFY (pg-listen) wakes it at once; a poll covers lost notifications, reconnects and
- * changes held back behind an older open transaction. Errors (Elasticsearch or PostgreSQL down)
- * back off and retry the same batch; the checkpoint only moves after a successful write.
+ * The long-lived indexer: builds the index when the alias is missing or outdated, then follows the
+ * change feed. NOTIFY (pg-listen) wakes it at once; a poll covers lost notifications, reconnects
+ * and changes held back behind an older open transaction. Errors (Elasticsearch or PostgreSQL
+ * down) back off and retry; the checkpoint only moves after a successful write. Several may run
+ * against one database and index: each batch starts from the saved checkpoint under the batch
+ * lock, so they take turns and never redo each other's batches.
  */
 export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIndexer> {
-  const { pool, es, index, logger } = opts;
-  const pollMs = opts.pollMs ?? 500;
   const metrics = emptyMetrics();
   const wake = createWake();
-  let stopped = false;
-  let position: Position | null = null;
   let idleWaiters: (() => void)[] = [];
+  let stopped = false;
+  const subscriber = listen(opts.databaseUrl, 'change_feed', opts.logger, () => wake.wake());
 
-  const subscriber = listen(opts.databaseUrl, 'change_feed', logger, () => wake.wake());
-
-  async function ensureIndex(): Promise<void> {
-    if ((await indicesBehind(es, index.alias)).length > 0) {
-      const have = await indexedVersion(es, index.alias);
-      if (have >= mappingVersion()) return;
-      // An index of an older document model (e.g. without product cards) would give wrong
-      // answers to this code's reads: rebuild it; readers keep the old one until the swap.
-      logger.warn({ alias: index.alias, have, want: mappingVersion() }, 'index predates this document model: rebuilding it');
-    } else {
-      logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
-    }
-    const r = await rebuild({ pool, es, index, logger });
-    logger.info(r, 'initial build done');
-  }
-
-  async function loop(): Promise<void> {
+  async function follow(): Promise<void> {
     let backoff = 200;
+    let ready = false;
     let sincePrune = 0;
     while (!stopped) {
       try {
-        if (position === null) {
-          await ensureIndex();
-          position = (await loadCheckpoint(pool, LIVE_CONSUMER)) ?? START;
-          logger.info({ position }, 'indexer following the change feed');
+        if (!ready) {
+          await ensureIndex(opts);
+          ready = true;
+          opts.logger.info({ checkpoint: await loadCheckpoint(opts.pool, LIVE_CONSUMER) }, 'indexer following the change feed');
         }
-        const t0 = Date.now();
-        const from: Position = position;
-        const r = await withBatchLock(pool, () => catchUp(pool, es, index.alias, from, LIVE_CONSUMER));
+        const started = Date.now();
+        const batch = await nextBatch(opts);
         backoff = 200;
-        if (r.changes > 0) {
-          position = r.position;
-          const ms = Date.now() - t0;
-          metrics.batches += 1;
-          metrics.changes += r.changes;
-          metrics.docs += r.docs;
-          metrics.lastDocsPerSecond = Math.round((r.docs * 1000) / Math.max(ms, 1));
-          metrics.lastBatchAt = Date.now();
-          Object.assign(metrics, await feedLag(pool, position));
-          logger.info({ changes: r.changes, docs: r.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
-          if ((sincePrune += r.changes) > 50_000) {
+        if (batch.changes > 0) {
+          await recordBatch(opts, metrics, batch, Date.now() - started);
+          if ((sincePrune += batch.changes) > PRUNE_EVERY) {
             sincePrune = 0;
-            const pruned = await pruneFeed(pool);
-            logger.debug({ pruned }, 'change feed pruned');
+            opts.logger.debug({ pruned: await pruneFeed(opts.pool) }, 'change feed pruned');
           }
           continue;
         }
+        // Caught up: nothing committed before this batch's read is left.
         metrics.lagSeconds = 0;
         metrics.pending = 0;
         const waiters = idleWaiters;
         idleWaiters = [];
         waiters.forEach((w) => w());
-        await wake.wait(pollMs);
+        await wake.wait(opts.pollMs ?? 500);
       } catch (err) {
         metrics.errors += 1;
-        logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
+        opts.logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
         await sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
       }
     }
   }
 
-  const running = loop();
-
+  const running = follow();
   return {
     metrics,
     idle: () =>
@@ -126,4 +106,44 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
       await subscriber.close().catch(() => undefined);
     },
   };
+}
+
+/**
+ * One batch, under the batch lock, from the checkpoint as saved: whichever indexer ran the last
+ * batch, this one starts where it ended, and none saves a position behind another's.
+ */
+function nextBatch({ pool, es, index }: LiveIndexerOptions): Promise<Batch> {
+  return withBatchLock(pool, async () => {
+    const from = (await loadCheckpoint(pool, LIVE_CONSUMER)) ?? START;
+    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER);
+  });
+}
+
+async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: IndexerMetrics, batch: Batch, ms: number): Promise<void> {
+  metrics.batches += 1;
+  metrics.changes += batch.changes;
+  metrics.docs += batch.docs;
+  metrics.lastDocsPerSecond = Math.round((batch.docs * 1000) / Math.max(ms, 1));
+  metrics.lastBatchAt = Date.now();
+  Object.assign(metrics, await feedLag(pool, batch.position));
+  logger.info({ changes: batch.changes, docs: batch.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
+}
+
+/**
+ * Builds the index from PostgreSQL when the alias has none, or one of an older document model
+ * (e.g. without product cards), whose answers this code's reads would get wrong. Readers keep the
+ * old index until the swap. Under the build lock, so indexers starting together build it once.
+ */
+function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions): Promise<void> {
+  return withBuildLock(pool, async () => {
+    if ((await indicesBehind(es, index.alias)).length > 0) {
+      const have = await indexedVersion(es, index.alias);
+      if (have >= mappingVersion()) return;
+      logger.warn({ alias: index.alias, have, want: mappingVersion() }, 'index predates this document model: rebuilding it');
+    } else {
+      logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
+    }
+    const r = await rebuild({ pool, es, index, logger });
+    logger.info(r, 'initial build done');
+  });
 }

@@ -1,11 +1,16 @@
 import type { Client } from '@elastic/elasticsearch';
+import { Readable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import { SNAPSHOT, withTransaction, type Pool, type PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
-import { idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
-import { CHUNK, handoffOps, offerOpsOfRows, productOps, sellerOps, skuOps, snapshotFacts, type DocOp } from './build-ops.js';
-import { cardDoc, cardFolds, docId, foldOffer, type CardFold, type CardFolds } from '../src/search/documents.js';
-import { bodyPool, serializeOps, writeSerialized, type BulkBody } from './bulk.js';
+import { documentBound, idsPage, nativeRowsPage, poBoxSuspended, type Pair } from '../src/db/offer-source.js';
+import { nativeOfferDocs } from '../src/search/documents/builders.js';
+import { cardDoc, cardFolds, foldOffer, type CardFold, type CardFolds } from '../src/search/documents/card-fold.js';
+import { docId } from '../src/search/documents/model.js';
+import { CHUNK, ownOps, type DocOp } from './build-ops.js';
+import { loadFacts, loadLookups, snapshotCache, type Chunk, type SnapshotCache } from './facts.js';
+import { bodyPool, sendBodies, serializeOps, writeSerialized, type BodyPool, type BulkBody } from './bulk.js';
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
@@ -105,7 +110,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   }
 }
 
-/** Chunks built and serialized ahead of the bulk requests in flight. */
+/** Bulk bodies built and serialized ahead of the requests in flight. */
 export const SNAPSHOT_PREFETCH = 3;
 /**
  * Bulk requests of a snapshot load in flight at once. Two, so Elasticsearch has the next body
@@ -115,164 +120,130 @@ export const SNAPSHOT_PREFETCH = 3;
 export const SNAPSHOT_BULK_CONCURRENCY = 2;
 
 /**
- * Writes every document of one REPEATABLE READ snapshot. A producer reads and builds chunks and
- * serializes their bulk bodies up to SNAPSHOT_PREFETCH ahead while SNAPSHOT_BULK_CONCURRENCY writers
- * send them, so Elasticsearch never waits for PostgreSQL or for document building unless they are the
- * slower side. Seller and product facts are read once per snapshot (snapshotFacts).
+ * Writes every document of one REPEATABLE READ snapshot as a stream pipeline: the snapshot's
+ * chunks, serialized into bulk bodies up to SNAPSHOT_PREFETCH ahead (the Readable's buffer), sent
+ * SNAPSHOT_BULK_CONCURRENCY at a time. So Elasticsearch never waits for PostgreSQL or for document
+ * building unless they are the slower side, and an error of either side stops both.
  */
 async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (p: RebuildProgress) => void): Promise<number> {
   let done = 0;
   return withTransaction(
     pool,
     async (db) => {
-      const { rows } = await db.query(
-        `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
-            + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers)
-            + (SELECT count(*) FROM products) /* cards: at most one per product */ AS total`,
-      );
-      const total = Number(rows[0].total);
+      const total = await documentBound(db);
       const poBox = await poBoxSuspended(db);
-      const bodies = bodyPool();
-      await pipelined<BulkBody>(
-        async (push) => {
-          for await (const ops of snapshotChunks(db, poBox)) await push(serializeOps(name, ops, bodies));
-        },
-        async (body) => {
-          await writeSerialized(es, body);
-          body.release?.();
+      const send = sendBodies(
+        (body) => writeSerialized(es, body),
+        SNAPSHOT_BULK_CONCURRENCY,
+        (body) => {
           done += body.items;
           onProgress?.({ phase: 'snapshot', done, total });
         },
-        SNAPSHOT_PREFETCH,
       );
+      const bodies = Readable.from(bulkBodies(snapshotChunks(db, poBox), name, bodyPool()), { highWaterMark: SNAPSHOT_PREFETCH });
+      try {
+        await pipeline(bodies, send);
+      } finally {
+        // pipeline() settles on the first error without waiting for the other stages to stop: the
+        // snapshot's reads (on this transaction's connection) and the requests in flight end first.
+        await Promise.all([finished(bodies).catch(() => undefined), send.settled()]);
+      }
       return done;
     },
     SNAPSHOT,
   );
 }
 
+/** Each chunk as its bulk body, in a buffer of `pool`. */
+async function* bulkBodies(chunks: AsyncIterable<SnapshotChunk>, index: string, pool?: BodyPool): AsyncGenerator<BulkBody> {
+  for await (const chunk of chunks) yield serializeOps(index, chunk.ops, pool);
+}
+
+/** One bulk request's worth of a snapshot: which documents, and their ops. */
+export interface SnapshotChunk {
+  kind: 'offer' | 'card' | 'product' | 'sku' | 'seller';
+  /** Iterated once, by the serializer (cards are built as it reaches them). */
+  ops: Iterable<DocOp>;
+}
+
 /**
- * Every document of the snapshot `db` reads in, as chunks of at most CHUNK (no deletes). Offers
- * are folded into their products' cards as they stream past (a product's offers are spread over
- * many chunks); the cards follow the last offer. A card is built when its op's `doc` is read (by
- * the serializer) and its fold is dropped then: a chunk of built cards (~30 MB of objects) would
- * outlive young-generation collections and be copied and promoted, and the folds still held are
- * what every full collection marks.
+ * Every document of the snapshot `db` reads in, as chunks of at most CHUNK (no removals), in four
+ * steps. Seller and product facts are read once per snapshot (SnapshotCache).
  */
-export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGenerator<DocOp[]> {
-  const facts = snapshotFacts();
+export async function* snapshotChunks(db: PoolClient, poBox: boolean): AsyncGenerator<SnapshotChunk> {
+  const cache = snapshotCache();
   const folds = cardFolds();
-  const folding = (ops: DocOp[]) => {
-    for (const op of ops) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
-    return ops;
-  };
+  // 1. Native offers: keyset pages of live, matched listings, folded into their products' cards
+  //    as they pass (a product's offers are spread over many pages).
+  yield* nativeOfferChunks(db, poBox, cache, folds);
+  // 2. Handoff offers, folded the same way.
+  yield* tableChunks(db, 'handoff_variants', 'offer', (variantIds) => ({ kind: 'handoff', variantIds }), poBox, cache, folds);
+  // 3. Cards, after the last offer: one per product with a shown offer.
+  yield* cardChunks(folds);
+  // 4. Products, skus and sellers.
+  yield* tableChunks(db, 'products', 'product', (productIds) => ({ kind: 'product', productIds }), poBox, cache);
+  yield* tableChunks(db, 'skus', 'sku', (skuIds) => ({ kind: 'sku', skuIds }), poBox, cache);
+  yield* tableChunks(db, 'sellers', 'seller', (sellerIds) => ({ kind: 'seller', sellerIds }), poBox, cache);
+}
+
+async function* nativeOfferChunks(db: PoolClient, poBox: boolean, cache: SnapshotCache, folds: CardFolds): AsyncGenerator<SnapshotChunk> {
   let after: Pair | null = null;
   for (;;) {
-    const page = await nativeRowsPage(db, after, CHUNK);
-    if (page.length === 0) break;
-    yield folding(await offerOpsOfRows(db, page, poBox, facts));
-    const last = page[page.length - 1]!.listing;
+    const rows = await nativeRowsPage(db, after, CHUNK);
+    if (rows.length === 0) return;
+    const l = await loadLookups(db, { sellerIds: rows.map((r) => r.listing.sellerId), productIds: rows.map((r) => r.sku.productId) }, cache);
+    yield { kind: 'offer', ops: folded(folds, nativeOfferDocs(rows, l.sellers, l.products, poBox)) };
+    const last = rows[rows.length - 1]!.listing;
     after = { sellerId: last.sellerId, skuId: last.skuId };
-  }
-  let lastVariant = 0;
-  for (;;) {
-    const ids = await idsPage(db, 'handoff_variants', lastVariant, CHUNK);
-    if (ids.length === 0) break;
-    yield folding((await handoffOps(db, ids, facts)).filter((op) => op.doc !== null));
-    lastVariant = ids[ids.length - 1]!;
-  }
-  let cards: DocOp[] = [];
-  for (const [productId, f] of folds.products) {
-    cards.push(lazyCardOp(folds, productId, f));
-    if (cards.length === CHUNK) {
-      yield cards;
-      cards = [];
-    }
-  }
-  if (cards.length > 0) yield cards;
-  folds.products.clear();
-  const tables = [
-    ['products', productOps],
-    ['skus', skuOps],
-    ['sellers', sellerOps],
-  ] as const;
-  for (const [table, build] of tables) {
-    let last = 0;
-    for (;;) {
-      const ids = await idsPage(db, table, last, CHUNK);
-      if (ids.length === 0) break;
-      yield (await build(db, ids, facts)).filter((op) => op.doc !== null);
-      last = ids[ids.length - 1]!;
-    }
   }
 }
 
-/** The card op of one fold: built when read, and read once (the fold is let go). */
-function lazyCardOp(folds: CardFolds, productId: number, f: CardFold): DocOp {
-  return {
-    id: docId.card(productId),
-    get doc() {
-      folds.products.delete(productId);
-      return cardDoc(f);
-    },
-  };
+/** Keyset pages of a table's ids, each built as a chunk of that kind would be live (no cards), folded when `folds` is given. */
+async function* tableChunks(
+  db: PoolClient,
+  table: 'handoff_variants' | 'products' | 'skus' | 'sellers',
+  kind: SnapshotChunk['kind'],
+  chunkOf: (ids: number[]) => Chunk,
+  poBox: boolean,
+  cache: SnapshotCache,
+  folds?: CardFolds,
+): AsyncGenerator<SnapshotChunk> {
+  let last = 0;
+  for (;;) {
+    const ids = await idsPage(db, table, last, CHUNK);
+    if (ids.length === 0) return;
+    const chunk = chunkOf(ids);
+    const ops = ownOps(chunk, await loadFacts(db, chunk, poBox, { cache })).filter((op) => op.doc !== null);
+    yield { kind, ops: folds ? folded(folds, ops) : ops };
+    last = ids[ids.length - 1]!;
+  }
+}
+
+/** `ops`, each shown offer among them folded into its product's card. */
+function folded(folds: CardFolds, ops: DocOp[]): DocOp[] {
+  for (const op of ops) if (op.doc?.docType === 'offer') foldOffer(folds, op.doc);
+  return ops;
 }
 
 /**
- * Runs `produce` and `consume` side by side: produce's items wait in a queue of at most `depth`
- * (push waits while it is full); consume takes them in order, SNAPSHOT_BULK_CONCURRENCY at a time.
- * The first error of either side stops both and is thrown.
+ * The cards of every fold, CHUNK to a chunk. A fold leaves `folds` as its chunk is taken, and its
+ * card is built only when the serializer reaches it: a chunk of built cards (tens of megabytes)
+ * would outlive young-generation collections and be copied and promoted, and the folds still held
+ * are what every full collection marks.
  */
-async function pipelined<T>(
-  produce: (push: (item: T) => Promise<void>) => Promise<void>,
-  consume: (item: T) => Promise<void>,
-  depth: number,
-): Promise<void> {
-  const queue: T[] = [];
-  let ended = false;
-  let failure: { err: unknown } | null = null;
-  let consumers: (() => void)[] = [];
-  let producers: (() => void)[] = [];
-  const wake = (which: 'consumers' | 'producers') => {
-    const ws = which === 'consumers' ? consumers : producers;
-    if (which === 'consumers') consumers = [];
-    else producers = [];
-    for (const w of ws) w();
-  };
-  const fail = (err: unknown) => {
-    failure ??= { err };
-    wake('consumers');
-    wake('producers');
-  };
-
-  const producer = produce(async (item) => {
-    while (queue.length >= depth && !failure) await new Promise<void>((r) => producers.push(r));
-    if (failure) throw failure.err;
-    queue.push(item);
-    wake('consumers');
-  }).then(() => {
-    ended = true;
-    wake('consumers');
-  }, fail);
-
-  const worker = async () => {
-    for (;;) {
-      if (failure) return;
-      const item = queue.shift();
-      if (item === undefined) {
-        if (ended) return;
-        await new Promise<void>((r) => consumers.push(r));
-        continue;
-      }
-      wake('producers');
-      try {
-        await consume(item);
-      } catch (err) {
-        fail(err);
-        return;
-      }
+function* cardChunks(folds: CardFolds): Generator<SnapshotChunk> {
+  let taken: CardFold[] = [];
+  for (const [productId, fold] of folds.products) {
+    folds.products.delete(productId);
+    taken.push(fold);
+    if (taken.length === CHUNK) {
+      yield { kind: 'card', ops: cardsWhenRead(taken) };
+      taken = [];
     }
-  };
-  await Promise.all([producer, ...Array.from({ length: SNAPSHOT_BULK_CONCURRENCY }, worker)]);
-  if (failure) throw (failure as { err: unknown }).err;
+  }
+  if (taken.length > 0) yield { kind: 'card', ops: cardsWhenRead(taken) };
+}
+
+function* cardsWhenRead(taken: readonly CardFold[]): Generator<DocOp> {
+  for (const fold of taken) yield { id: docId.card(fold.fields.item.productId), doc: cardDoc(fold) };
 }

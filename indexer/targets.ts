@@ -1,4 +1,8 @@
-import type { Pair } from '../src/db/offer-source.js';
+import type { Pool, PoolClient } from '../src/db/pool.js';
+import { pairsPage, type Pair } from '../src/db/offer-source.js';
+import { docId } from '../src/search/documents/model.js';
+import { CHUNK, chunks } from './build-ops.js';
+import type { Chunk } from './facts.js';
 
 /** The set of documents one batch must recompute; a Set/Map so repeated changes coalesce. */
 export interface Targets {
@@ -18,6 +22,32 @@ export function emptyTargets(): Targets {
   return { pairs: new Map(), variants: new Set(), products: new Set(), skus: new Set(), sellers: new Set(), sellerDocs: new Set(), allNative: false };
 }
 
+const pairKey = (p: Pair) => `${p.sellerId}:${p.skuId}`;
+
 export function addPair(t: Targets, p: Pair): void {
-  t.pairs.set(`${p.sellerId}:${p.skuId}`, p);
+  t.pairs.set(pairKey(p), p);
+}
+
+/**
+ * The targets in chunks of at most CHUNK keys of one kind. The platform switch pages through every
+ * listing; the switch itself changes no card, so those pages bring cards only for the pairs that
+ * also changed (taken out of `t.pairs` as their page passes).
+ */
+export async function* targetChunks(db: Pool | PoolClient, t: Targets): AsyncGenerator<Chunk> {
+  if (t.allNative) {
+    let after: Pair | null = null;
+    for (;;) {
+      const page = await pairsPage(db, after, CHUNK);
+      if (page.length === 0) break;
+      const changed = new Set<string>();
+      for (const p of page) if (t.pairs.delete(pairKey(p))) changed.add(docId.native(p.sellerId, p.skuId));
+      yield { kind: 'native', pairs: page, cardScope: changed };
+      after = page[page.length - 1]!;
+    }
+  }
+  for (const pairs of chunks([...t.pairs.values()], CHUNK)) yield { kind: 'native', pairs };
+  for (const variantIds of chunks([...t.variants], CHUNK)) yield { kind: 'handoff', variantIds };
+  for (const productIds of chunks([...t.products], CHUNK)) yield { kind: 'product', productIds };
+  for (const skuIds of chunks([...t.skus], CHUNK)) yield { kind: 'sku', skuIds };
+  for (const sellerIds of chunks([...new Set([...t.sellers, ...t.sellerDocs])], CHUNK)) yield { kind: 'seller', sellerIds };
 }

@@ -4,9 +4,10 @@
 # DATABASE_URL / ELASTICSEARCH_URL are set), migrates, loads ~50,000 sample listings (idempotent:
 # same seed => no change on a re-run) and ~2,000 sample orders (entered through checkout, some
 # accepted, shipped, delivered or cancelled through the seller API's operations; same seed => the
-# same orders, nothing changes on a re-run), starts the indexer, the webhook dispatcher and the API,
-# prints example requests, then stays in the foreground until Ctrl-C (which stops them; the stack keeps
-# running: npm run stack:down stops it). DEMO_LISTINGS, DEMO_ORDERS (0: none), DEMO_SEED, PORT,
+# same orders, nothing changes on a re-run), starts the indexer, the webhook dispatcher and the API
+# (which also serves the storefront page at /), prints the storefront's URL and example requests,
+# then stays in the foreground until Ctrl-C (which stops them; the stack keeps running: npm run
+# stack:down stops it). DEMO_LISTINGS, DEMO_ORDERS (0: none), DEMO_SEED, PORT,
 # INDEX_PREFIX adjust it; DEMO_EXIT_AFTER_READY=1 exits once everything answers (for checks).
 # No local webhook receiver: endpoints are part of a seller's record (the sample's or a fixture's,
 # no API sets them), so pointing seller 1 at one would mean rewriting that record after every
@@ -81,6 +82,7 @@ key=""
 cat <<MSG
 
 The marketplace search service is up on http://localhost:$PORT (index alias ${INDEX_PREFIX}-market).
+Storefront (search, product pages, cart; open it in a browser): http://localhost:$PORT/
 Try:
   curl -s 'http://localhost:$PORT/search?keyword=bolt&limit=3'
   curl -s 'http://localhost:$PORT/search?category=Magic:%20The%20Gathering&condition=Near%20Mint&condition=Unopened&sort=name_desc'

@@ -10,12 +10,12 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
-import { createSample } from '../src/sample/generate.js';
-import { writeSampleJson } from '../src/sample/json.js';
-import { loadSample } from '../src/sample/pg-load.js';
-import { progressReporter } from '../src/sample/progress.js';
-import { fixtureOrder, pickOrders, sampleShops } from '../src/sample/orders.js';
-import { loadSampleOrders } from '../src/sample/pg-orders.js';
+import { createSample } from '../tools/sample/generate.js';
+import { writeSampleJson } from '../tools/sample/json.js';
+import { loadSample } from '../tools/sample/pg-load.js';
+import { progressReporter } from '../tools/sample/progress.js';
+import { fixtureOrder, pickOrders, sampleShops } from '../tools/sample/orders.js';
+import { loadSampleOrders } from '../tools/sample/pg-orders.js';
 
 const argsSchema = z
   .object({

@@ -12,6 +12,21 @@ if [ ! -x node_modules/.bin/vitest ] || [ package-lock.json -nt node_modules/.pa
   npm ci --no-fund --no-audit >&2 || exit 1
 fi
 
+# The storefront's browser tests drive Debian's Chromium through playwright-core (Playwright's own
+# browser download cannot reach its host from these machines); installed once, like the servers.
+chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$chromium" ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "[test] installing Chromium (apt-get install chromium)" >&2
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } </dev/null >&2; then
+      echo "chromium: 0 passed, 1 failed"
+      exit 1
+    fi
+  else
+    echo "[test] no Chromium at $chromium and not root to install it: the storefront tests will fail (apt-get install chromium, or set CHROMIUM_PATH)" >&2
+  fi
+fi
+
 echo "[test] type-checking (npm run build)" >&2
 if ! npm run -s build; then
   echo "build: 0 passed, 1 failed"

@@ -1,7 +1,8 @@
 import type { Infra } from './config/infra.js';
 import { TokenBucketLimiter } from './lib/rate-limiter.js';
 import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
-import { createDegradedMode, type DegradedMode, type DegradedOverrides } from './search/degraded/mode.js';
+import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
+import type { DegradedOverrides } from './search/degraded/options.js';
 import { createWarmer, type Warmer, type WarmerOptions } from './search/degraded/warmer.js';
 
 // The long-lived services of the API process, built once here and passed explicitly to whatever

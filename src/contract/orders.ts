@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fulfillmentObligationSchema, type Disclosures } from './buyer.js';
 
 // Wire schemas of the order routes (api-contract.md "Order", the four order endpoints;
 // DECISIONS.md "Orders and events"). Requests are validated with them; the OpenAPI document is
@@ -31,6 +32,11 @@ export const customerSchema = z.object({
 });
 export type Customer = z.output<typeof customerSchema>;
 
+/**
+ * An order line's disclosures: the offer's (`Disclosures`, buyer.ts) with snake_case keys, frozen
+ * at entry. Looser than the offer's (grading_standard and buyer_protection are any string, as
+ * api-contract.md "Order" allows), so a Platform's reader need not change when a value is added.
+ */
 export const lineDisclosuresSchema = z.object({
   image_source: z.literal('catalog'),
   condition_source: z.literal('seller_declared'),
@@ -44,14 +50,20 @@ export const lineDisclosuresSchema = z.object({
 });
 export type LineDisclosures = z.output<typeof lineDisclosuresSchema>;
 
-export const lineObligationSchema = z.object({
-  sku: z.literal('exact'),
-  printing: z.literal('exact'),
-  language: z.literal('exact'),
-  finish: z.literal('exact'),
-  condition: z.literal('declared-or-better'),
-});
-export type LineObligation = z.output<typeof lineObligationSchema>;
+/** The one mapping of an offer's disclosures to an order line's. */
+export function lineDisclosures(d: Disclosures): LineDisclosures {
+  return {
+    image_source: d.imageSource,
+    condition_source: d.conditionSource,
+    authenticity_source: d.authenticitySource,
+    service_inspected: d.serviceInspected,
+    service_graded: d.serviceGraded,
+    service_authenticated: d.serviceAuthenticated,
+    grading_standard: d.gradingStandard,
+    declared_grade: d.declaredGrade,
+    buyer_protection: d.buyerProtection,
+  };
+}
 
 export const orderLineSchema = z.object({
   sku_id: z.int(),
@@ -65,7 +77,7 @@ export const orderLineSchema = z.object({
   language: z.string().nullable().optional(),
   finish: z.string().nullable().optional(),
   disclosures: lineDisclosuresSchema.optional(),
-  fulfillment_obligation: lineObligationSchema.optional(),
+  fulfillment_obligation: fulfillmentObligationSchema.optional(),
 });
 
 export const orderSchema = z

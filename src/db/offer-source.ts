@@ -115,7 +115,7 @@ export async function nativeRows(db: Db, sellerIds: number[], skuIds: number[]):
  */
 export async function nativeRowsPage(db: Db, after: Pair | null, limit: number): Promise<NativeRow[]> {
   // Named, so PostgreSQL plans each of the two statements once per connection instead of once per
-  // page (~1.2 ms each; 0.3-0.6 CPU-s of a 2,000,000-listing rebuild's read).
+  // page (BENCHMARKS.md, "The rebuild's producer").
   const { rows } = await db.query(
     after === null
       ? { name: 'native-rows-first-page', text: `${NATIVE_ROWS_PAGE} ORDER BY l.seller_id, l.sku_id LIMIT $1`, values: [limit] }
@@ -226,18 +226,72 @@ export async function skuFacts(db: Db, skuIds: number[]): Promise<Map<number, Sk
   );
 }
 
-function variantRow(r: { variant_id: number; store_slug: string; sku_id: number; product_id: number; price: number; quantity: number }): VariantFacts {
-  return { variantId: r.variant_id, storeSlug: r.store_slug, skuId: r.sku_id, productId: r.product_id, price: r.price, quantity: r.quantity };
+/** A handoff variant with its catalog sku (undefined when the sku is not in the catalog). */
+export interface HandoffRow {
+  variant: VariantFacts;
+  sku: SkuFacts | undefined;
 }
 
-export async function variantFacts(db: Db, variantIds: number[]): Promise<VariantFacts[]> {
+/** One row of the handoff-variant queries below (they all select the same columns). */
+function handoffRow(r: {
+  variant_id: number;
+  store_slug: string;
+  sku_id: number;
+  product_id: number;
+  price: number;
+  quantity: number;
+  sku_product_id: number | null;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+}): HandoffRow {
+  return {
+    variant: { variantId: r.variant_id, storeSlug: r.store_slug, skuId: r.sku_id, productId: r.product_id, price: r.price, quantity: r.quantity },
+    sku:
+      r.sku_product_id === null
+        ? undefined
+        : { skuId: r.sku_id, productId: r.sku_product_id, condition: r.condition, language: r.language, finish: r.finish },
+  };
+}
+const HANDOFF_COLUMNS = `v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity,
+            s.product_id AS sku_product_id, s.condition, s.language, s.finish`;
+
+/** These handoff variants (those that exist) in variant_id order, each with its catalog sku. */
+export async function handoffRows(db: Db, variantIds: number[]): Promise<HandoffRow[]> {
   if (variantIds.length === 0) return [];
   const { rows } = await db.query(
-    `SELECT variant_id, store_slug, sku_id, product_id, price, quantity
-       FROM handoff_variants WHERE variant_id = ANY($1::int[])`,
+    `SELECT ${HANDOFF_COLUMNS}
+       FROM handoff_variants v LEFT JOIN skus s ON s.sku_id = v.sku_id
+      WHERE v.variant_id = ANY($1::int[])
+      ORDER BY v.variant_id`,
     [variantIds],
   );
-  return rows.map(variantRow);
+  return rows.map(handoffRow);
+}
+
+/**
+ * Every handoff variant whose offer belongs to these products, with its catalog sku: the catalog
+ * sku's product when the sku is known, else the variant's own product_id (as handoffOfferDoc
+ * decides). The two branches are disjoint.
+ */
+export async function handoffRowsOfProducts(db: Db, productIds: number[]): Promise<HandoffRow[]> {
+  if (productIds.length === 0) return [];
+  const { rows } = await db.query(
+    `SELECT ${HANDOFF_COLUMNS}
+       FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id
+      WHERE s.product_id = ANY($1::int[])
+     UNION ALL
+     SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity, NULL, NULL, NULL, NULL
+       FROM handoff_variants v
+      WHERE v.product_id = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = v.sku_id)`,
+    [productIds],
+  );
+  return rows.map(handoffRow);
+}
+
+/** The variants of handoffRowsOfProducts without their skus. */
+export async function variantsOfProducts(db: Db, productIds: number[]): Promise<VariantFacts[]> {
+  return (await handoffRowsOfProducts(db, productIds)).map((r) => r.variant);
 }
 
 export async function handoffStoreFacts(db: Db, slugs: string[]): Promise<Map<string, HandoffStoreFacts>> {
@@ -326,26 +380,6 @@ export async function variantsOf(db: Db, by: { slugs?: string[]; skuIds?: number
   return rows.map((r) => r.variant_id);
 }
 
-/**
- * Every handoff variant whose offer belongs to these products: the catalog sku's product when the
- * sku is known, else the variant's own product_id (as handoffOfferDoc decides). The two branches
- * are disjoint.
- */
-export async function variantsOfProducts(db: Db, productIds: number[]): Promise<VariantFacts[]> {
-  if (productIds.length === 0) return [];
-  const { rows } = await db.query(
-    `SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
-       FROM skus s JOIN handoff_variants v ON v.sku_id = s.sku_id
-      WHERE s.product_id = ANY($1::int[])
-     UNION ALL
-     SELECT v.variant_id, v.store_slug, v.sku_id, v.product_id, v.price, v.quantity
-       FROM handoff_variants v
-      WHERE v.product_id = ANY($1::int[]) AND NOT EXISTS (SELECT 1 FROM skus s WHERE s.sku_id = v.sku_id)`,
-    [productIds],
-  );
-  return rows.map(variantRow);
-}
-
 /** Keyset page over every listing, for full rebuilds and platform-wide changes. */
 export async function pairsPage(db: Db, after: Pair | null, limit: number): Promise<Pair[]> {
   const { rows } = await db.query(
@@ -362,4 +396,14 @@ export async function idsPage(db: Db, table: 'products' | 'skus' | 'sellers' | '
   const column = { products: 'product_id', skus: 'sku_id', sellers: 'seller_id', handoff_variants: 'variant_id' }[table];
   const { rows } = await db.query(`SELECT ${column} AS id FROM ${table} WHERE ${column} > $1 ORDER BY ${column} LIMIT $2`, [after, limit]);
   return rows.map((r) => r.id);
+}
+
+/** At most how many documents a rebuild of the current data writes (every card counted, as if each product had one). */
+export async function documentBound(db: Db): Promise<number> {
+  const { rows } = await db.query(
+    `SELECT (SELECT count(*) FROM listings) + (SELECT count(*) FROM handoff_variants) + (SELECT count(*) FROM products)
+        + (SELECT count(*) FROM skus) + (SELECT count(*) FROM sellers)
+        + (SELECT count(*) FROM products) /* cards: at most one per product */ AS total`,
+  );
+  return Number(rows[0].total);
 }

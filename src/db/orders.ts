@@ -1,6 +1,8 @@
 import type { QueryResultRow } from 'pg';
 import type { Pool, PoolClient } from './pool.js';
-import type { Customer, LineDisclosures, LineObligation, OrderStatus } from '../contract/orders.js';
+import type { FulfillmentObligation } from '../contract/buyer.js';
+import type { Customer, LineDisclosures, OrderStatus } from '../contract/orders.js';
+import { LISTING_AVAILABLE_SQL } from './listings.js';
 import { webhookEventInsertSql, webhookEventValues } from './webhook-events.js';
 
 // SQL of orders, order_lines and holds (migrations/1795400000000_orders.sql). Every update of an
@@ -59,7 +61,7 @@ export interface OrderLineRow {
   finish: string | null;
   externalRef: string | null;
   disclosures: LineDisclosures | null;
-  fulfillmentObligation: LineObligation | null;
+  fulfillmentObligation: FulfillmentObligation | null;
 }
 
 export interface OrderWithLines {
@@ -132,7 +134,7 @@ function lineRow(r: QueryResultRow): OrderLineRow {
     finish: r.finish,
     externalRef: r.external_ref,
     disclosures: parseConstant<LineDisclosures>(r.disclosures_text),
-    fulfillmentObligation: parseConstant<LineObligation>(r.obligation_text),
+    fulfillmentObligation: parseConstant<FulfillmentObligation>(r.obligation_text),
   };
 }
 
@@ -202,6 +204,105 @@ export async function pollOrders(
 
 // ---------------------------------------------------------------------------------------------
 // Entry
+
+/** The seller as an order's entry sees it. */
+export interface EntrySeller {
+  currency: string;
+  /** Unmet browse prerequisites (seller_readiness); empty when the store is browse-eligible. */
+  incomplete: string[];
+  /** The chosen shipping option; null when the seller has none by that name (or none was named). */
+  shipping: { cost: number; tracked: boolean } | null;
+  orderExists: boolean;
+  /** The entry time (clock_timestamp, to the millisecond): the order's created_at. */
+  now: Date;
+}
+
+/** The seller's listing of one line's sku, with its available units and catalog facts. */
+export interface EntryOffer {
+  skuId: number;
+  listed: boolean;
+  live: boolean;
+  matched: boolean;
+  available: number;
+  price: number;
+  externalRef: string | null;
+  productId: number | null;
+  condition: string | null;
+  language: string | null;
+  finish: string | null;
+  name: string | null;
+  setName: string | null;
+  category: string | null;
+}
+
+export interface EntryFacts {
+  seller: EntrySeller;
+  /** One per requested sku, in the request's order. */
+  offers: EntryOffer[];
+}
+
+/**
+ * In one statement (a round trip less per order): the seller with its readiness and the chosen
+ * shipping option, whether the order id exists, the entry time, and the seller's listing of each
+ * sku (in the given order) with its available units and catalog facts. Null: no such seller.
+ * Run after the seller's listing lock, `available` counts every hold committed before it.
+ */
+export async function readEntryFacts(
+  c: PoolClient,
+  q: { sellerId: number; orderId: string; shippingMethod: string | null; skuIds: number[] },
+): Promise<EntryFacts | null> {
+  const { rows } = await c.query({
+    // Named: parsed and planned once per connection, not per order.
+    name: 'checkout-entry-facts',
+    text: `WITH s AS (
+       SELECT s.seller_id, s.currency, r.incomplete, o.cost AS shipping_cost, o.tracked AS shipping_tracked,
+              EXISTS (SELECT 1 FROM orders x WHERE x.order_id = $3) AS order_exists,
+              date_trunc('milliseconds', clock_timestamp()) AS now
+         FROM sellers s
+         JOIN seller_readiness r ON r.seller_id = s.seller_id
+         LEFT JOIN seller_shipping_options o ON o.seller_id = s.seller_id AND o.method = $2
+        WHERE s.seller_id = $1)
+     SELECT s.currency, s.incomplete, s.shipping_cost, s.shipping_tracked, s.order_exists, s.now,
+            u.sku_id, l.sku_id IS NOT NULL AS listed, l.deleted_at IS NULL AS live, l.match_status = 'matched' AS matched,
+            CASE WHEN l.sku_id IS NULL THEN 0 ELSE ${LISTING_AVAILABLE_SQL} END AS available,
+            l.price, l.external_ref, k.product_id, k.condition, k.language, k.finish, p.name, p.set_name, p.category
+       FROM s
+      CROSS JOIN unnest($4::int[]) WITH ORDINALITY AS u(sku_id, ord)
+       LEFT JOIN listings l ON l.seller_id = s.seller_id AND l.sku_id = u.sku_id
+       LEFT JOIN skus k ON k.sku_id = u.sku_id
+       LEFT JOIN products p ON p.product_id = k.product_id
+      ORDER BY u.ord`,
+    values: [q.sellerId, q.shippingMethod, q.orderId, q.skuIds],
+  });
+  const r0 = rows[0];
+  if (!r0) return null;
+  return {
+    seller: {
+      currency: r0.currency,
+      incomplete: r0.incomplete,
+      // cost and tracked are NOT NULL columns: both are null only when the LEFT JOIN found no option.
+      shipping: r0.shipping_cost === null ? null : { cost: r0.shipping_cost, tracked: r0.shipping_tracked },
+      orderExists: r0.order_exists,
+      now: r0.now,
+    },
+    offers: rows.map((r) => ({
+      skuId: r.sku_id,
+      listed: r.listed,
+      live: r.live,
+      matched: r.matched,
+      available: r.available,
+      price: r.price,
+      externalRef: r.external_ref,
+      productId: r.product_id,
+      condition: r.condition,
+      language: r.language,
+      finish: r.finish,
+      name: r.name,
+      setName: r.set_name,
+      category: r.category,
+    })),
+  };
+}
 
 /** An order as the checkout enters it: the stored row's fields that exist before its first change, and its lines. */
 export type NewOrder = Omit<OrderRow, 'status' | 'updatedAt' | 'trackingCompany' | 'trackingNumber' | 'trackingUrl' | 'changeXid' | 'changeSeq'> & {

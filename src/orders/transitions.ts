@@ -2,7 +2,7 @@ import type { OrderStatus } from '../contract/orders.js';
 
 // The order lifecycle as data (api-contract.md "States and transitions", DECISIONS.md "Moving
 // orders"), in the manner of Vendure's default order process: each state lists the states it may
-// move to. test/unit/order-transitions.test.ts is the spec beside it: every (from, to) pair.
+// move to. test/unit/orders/transitions.test.ts is the spec beside it: every (from, to) pair.
 // (diagram: docs/orders.md).
 //
 // Moving into `cancelled` is POST /orders/{id}/cancel; the others are PATCH .../fulfillment.

@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Product } from '../contract/buyer.js';
-import { docId, joinOffer, type OfferDoc, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents.js';
+import { docId, parseDocId, type OfferDoc, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents/model.js';
+import { joinOffer } from './documents/builders.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { offerSearchBody, offerSearchPage } from './queries/offer-search.js';
 import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
@@ -26,7 +27,8 @@ async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): 
   for (const d of res.docs) {
     // A failed get fails the read (Degraded Mode answers), never an offer with made-up counters.
     if ('error' in d && d.error) throw new Error(`seller documents failed: ${JSON.stringify(d.error)}`);
-    if ('_source' in d && d._source?.stats) out.set(Number(d._id.slice(2)), d._source.stats);
+    const id = parseDocId(d._id);
+    if (id?.type === 'seller' && '_source' in d && d._source?.stats) out.set(id.sellerId, d._source.stats);
   }
   return out;
 }
@@ -95,10 +97,10 @@ export function indexReads(es: Client, alias: string): BuyerReads {
       const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
       for (const d of responses.flatMap((r) => r.docs)) {
         if (!('found' in d) || !d.found || !d._source) continue;
-        const id = d._id;
-        if (id.startsWith('n:')) docs.offers.set(id, d._source as Pick<OfferDoc, 'offer'>);
-        else if (id.startsWith('k:')) docs.skus.set(Number(id.slice(2)), d._source as Pick<SkuDoc, 'cart'>);
-        else if (id.startsWith('s:')) docs.sellers.set(Number(id.slice(2)), d._source as Pick<SellerDoc, 'cartSeller'>);
+        const id = parseDocId(d._id);
+        if (id?.type === 'native') docs.offers.set(d._id, d._source as Pick<OfferDoc, 'offer'>);
+        else if (id?.type === 'sku') docs.skus.set(id.skuId, d._source as Pick<SkuDoc, 'cart'>);
+        else if (id?.type === 'seller') docs.sellers.set(id.sellerId, d._source as Pick<SellerDoc, 'cartSeller'>);
       }
       return cartLines(body.lines, docs);
     },

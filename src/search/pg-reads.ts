@@ -1,4 +1,4 @@
-import { FACETS, type Facets, type SearchItem } from '../contract/buyer.js';
+import { FACETS, type CartLine, type Facets, type LookupBody, type ProductQuery, type SearchItem, type SearchQuery } from '../contract/buyer.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import {
   handoffStoreFacts,
@@ -11,7 +11,7 @@ import {
   skuFacts,
   variantsOfProducts,
 } from '../db/offer-source.js';
-import { productsNamedLike, searchAggregates, type FacetRow, type ResultRow } from '../db/fallback-source.js';
+import { productsNamedLike, searchAggregates, type FacetRow, type ResultRow, type SearchFilterParams } from '../db/fallback-source.js';
 import {
   cartSeller,
   handoffOfferDocs,
@@ -22,8 +22,8 @@ import {
   searchItem,
   sellerStats,
   skuDoc,
-  type OfferDoc,
-} from './documents.js';
+} from './documents/builders.js';
+import type { OfferDoc } from './documents/model.js';
 import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
 import { FACET_SIZE } from './queries/filters.js';
@@ -72,8 +72,9 @@ export function compareOffers(a: OfferDoc, b: OfferDoc): number {
 }
 
 // Bounds of the keyword prefilter: it only narrows (the exact rule runs on the candidates), so it
-// may look at fewer terms and a prefix of each; a 255-letter keyword built a 255-part regex that
-// took PostgreSQL 425 ms to compile and ~0.5 ms per product to run.
+// may look at fewer terms and a prefix of each; the regex of a whole 255-letter keyword is slow
+// for PostgreSQL to compile and to run per product (BENCHMARKS.md, "Measurements behind code
+// choices").
 export const PREFILTER_MAX_TERMS = 8;
 export const PREFILTER_MAX_PARTS = 24;
 
@@ -139,109 +140,126 @@ function emptyPage(): SearchPage {
   return { items: [], facets: facetsOf([]), nextAfter: null };
 }
 
+/** One product's page: its shown offers in product-page order, filtered and paged, and its Product block. */
+async function productPage(db: PoolClient, productId: number, q: ProductQuery): ReturnType<BuyerReads['productPage']> {
+  const natives = await nativeRowsOfProducts(db, [productId]);
+  const variants = await variantsOfProducts(db, [productId]);
+  const poBox = await poBoxSuspended(db);
+  const sellers = await sellerFacts(db, uniq(natives.map((r) => r.listing.sellerId)));
+  const skus = await skuFacts(db, uniq(variants.map((v) => v.skuId)));
+  const stores = await handoffStoreFacts(db, uniq(variants.map((v) => v.storeSlug)));
+  const products = await productFacts(db, [productId]);
+
+  const docs = [...nativeOfferDocs(natives, sellers, products, poBox), ...handoffOfferDocs(variants, skus, stores, products)].map((o) => o.doc);
+  const shown = docs
+    .filter(
+      (d) => d.shown && d.productId === productId && passes(q.condition, d.condition) && passes(q.language, d.language) && passes(q.finish, d.finish),
+    )
+    .sort(compareOffers);
+  const page = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit);
+  // The same join as the index path: the counters the seller documents hold, of the page's sellers only.
+  const counts = await sellerCounts(db, uniq(page.flatMap((d) => (d.sellerId === null ? [] : [d.sellerId]))));
+  const offers = page.map((d) => joinOffer(d.offer, d.sellerId === null ? undefined : sellerStats(counts.get(d.sellerId))));
+  const p = products.get(productId);
+  return { offers, product: p ? productDoc(p).product : null };
+}
+
+/**
+ * The search's filters as PostgreSQL can hold them, or null when one can match nothing (a value
+ * with U+0000, or a multi-valued filter left empty by that).
+ */
+function storableFilters(q: SearchQuery): Omit<SearchFilterParams, 'productIds'> | null {
+  const multi = {
+    collectorNumber: storableValues(q.collectorNumber),
+    condition: storableValues(q.condition),
+    language: storableValues(q.language),
+    finish: storableValues(q.finish),
+  };
+  const single = [q.category, q.set, q.rarity, q.sellerCode];
+  if (single.some((v) => v !== undefined && !storable(v)) || Object.values(multi).some((v) => v !== undefined && v.length === 0)) return null;
+  return {
+    checkoutMode: q.checkoutMode === 'any' ? null : q.checkoutMode,
+    category: q.category ?? null,
+    set: q.set ?? null,
+    rarity: q.rarity ?? null,
+    collectorNumber: multi.collectorNumber ?? null,
+    condition: multi.condition ?? null,
+    language: multi.language ?? null,
+    finish: multi.finish ?? null,
+    sellerCode: q.sellerCode ?? null,
+  };
+}
+
+/**
+ * The products whose folded name has every folded term of the keyword as a term (DECISIONS.md):
+ * PostgreSQL narrows by pattern, the exact rule runs here. null: no keyword, every product.
+ */
+async function productsWithTerms(db: PoolClient, keyword: string | undefined): Promise<number[] | null> {
+  const wanted = terms(keyword ?? '');
+  if (wanted.length === 0) return null;
+  const candidates = await productsNamedLike(db, keywordPrefilters(uniq(wanted)));
+  return candidates
+    .filter((c) => {
+      const have = new Set(terms(c.name));
+      return wanted.every((t) => have.has(t));
+    })
+    .map((c) => c.productId);
+}
+
+/** One search page: products matching the filters in name order after the cursor, with their facets. */
+async function search(db: PoolClient, q: SearchQuery, after: string | null): Promise<SearchPage> {
+  const filters = storableFilters(q);
+  if (filters === null) return emptyPage();
+  const productIds = await productsWithTerms(db, q.keyword);
+  if (productIds !== null && productIds.length === 0) return emptyPage();
+  const { results, facets } = await searchAggregates(db, { productIds, ...filters });
+
+  // Name order (composite aggregation on sortKey): ascending or descending by code point,
+  // continuing strictly after the cursor's key.
+  const dir = q.sort === 'name' ? 1 : -1;
+  const keyed = results.map((r): ResultRow & { key: string } => ({ ...r, key: productSortKey(r.name, r.productId) }));
+  const page = keyed
+    .filter((r) => after === null || dir * compareCodePoints(r.key, after) > 0)
+    .sort((a, b) => dir * compareCodePoints(a.key, b.key))
+    .slice(0, q.limit + 1);
+  const shownPage = page.slice(0, q.limit);
+  const products = await productFacts(
+    db,
+    shownPage.map((r) => r.productId),
+  );
+  const items = shownPage.map((r): SearchItem => searchItem(productFields(r.productId, products.get(r.productId)).item, r));
+  const nextAfter = page.length > q.limit ? page[q.limit - 1]!.key : null;
+  return { items, facets: facetsOf(facets), nextAfter };
+}
+
+/** Cart lines from the same facts the indexer reads (`known`: the lines whose ids PostgreSQL can hold). */
+async function lookup(db: PoolClient, body: LookupBody, known: LookupBody['lines']): Promise<CartLine[]> {
+  const rows = await nativeRows(
+    db,
+    known.map((l) => l.sellerId),
+    known.map((l) => l.skuId),
+  );
+  const poBox = await poBoxSuspended(db);
+  const sellers = await sellerFacts(db, uniq([...body.lines.map((l) => l.sellerId).filter(storableId), ...rows.map((r) => r.listing.sellerId)]));
+  const skus = await skuFacts(db, uniq(body.lines.map((l) => l.skuId).filter(storableId)));
+  const products = await productFacts(db, uniq([...rows.map((r) => r.sku.productId), ...[...skus.values()].map((s) => s.productId)]));
+  const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
+  for (const o of nativeOfferDocs(rows, sellers, products, poBox)) docs.offers.set(o.id, { offer: o.doc.offer });
+  for (const s of skus.values()) docs.skus.set(s.skuId, { cart: skuDoc(s, products.get(s.productId)).cart });
+  for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: cartSeller(s) });
+  return cartLines(body.lines, docs);
+}
+
+/** The three buyer reads from PostgreSQL, each in one snapshot of its own. */
 export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): BuyerReads {
   return {
-    productPage: (productId, q) =>
-      inSnapshot(pool, opts, async (db) => {
-        const natives = await nativeRowsOfProducts(db, [productId]);
-        const variants = await variantsOfProducts(db, [productId]);
-        const poBox = await poBoxSuspended(db);
-        const sellers = await sellerFacts(db, uniq(natives.map((r) => r.listing.sellerId)));
-        const skus = await skuFacts(db, uniq(variants.map((v) => v.skuId)));
-        const stores = await handoffStoreFacts(db, uniq(variants.map((v) => v.storeSlug)));
-        const products = await productFacts(db, [productId]);
-
-        const docs = [...nativeOfferDocs(natives, sellers, products, poBox), ...handoffOfferDocs(variants, skus, stores, products)].map((o) => o.doc);
-        const shown = docs
-          .filter(
-            (d) =>
-              d.shown && d.productId === productId && passes(q.condition, d.condition) && passes(q.language, d.language) && passes(q.finish, d.finish),
-          )
-          .sort(compareOffers);
-        const page = q.offset + q.limit > MAX_WINDOW ? [] : shown.slice(q.offset, q.offset + q.limit);
-        // The same join as the index path: the counters the seller documents hold, of the page's sellers only.
-        const counts = await sellerCounts(db, uniq(page.flatMap((d) => (d.sellerId === null ? [] : [d.sellerId]))));
-        const offers = page.map((d) => joinOffer(d.offer, d.sellerId === null ? undefined : sellerStats(counts.get(d.sellerId))));
-        const p = products.get(productId);
-        return { offers, product: p ? productDoc(p).product : null };
-      }),
-
-    search: (q, after) =>
-      inSnapshot(pool, opts, async (db): Promise<SearchPage> => {
-        // Keyword: every folded term must be a term of the folded name (DECISIONS.md).
-        const wanted = terms(q.keyword ?? '');
-        const single = [q.category, q.set, q.rarity, q.sellerCode];
-        const multi = {
-          collectorNumber: storableValues(q.collectorNumber),
-          condition: storableValues(q.condition),
-          language: storableValues(q.language),
-          finish: storableValues(q.finish),
-        };
-        if (single.some((v) => v !== undefined && !storable(v)) || Object.values(multi).some((v) => v !== undefined && v.length === 0)) {
-          return emptyPage();
-        }
-        let productIds: number[] | null = null;
-        if (wanted.length > 0) {
-          const candidates = await productsNamedLike(db, keywordPrefilters(uniq(wanted)));
-          productIds = candidates
-            .filter((c) => {
-              const have = new Set(terms(c.name));
-              return wanted.every((t) => have.has(t));
-            })
-            .map((c) => c.productId);
-          if (productIds.length === 0) return emptyPage();
-        }
-        const { results, facets } = await searchAggregates(db, {
-          productIds,
-          checkoutMode: q.checkoutMode === 'any' ? null : q.checkoutMode,
-          category: q.category ?? null,
-          set: q.set ?? null,
-          rarity: q.rarity ?? null,
-          collectorNumber: multi.collectorNumber ?? null,
-          condition: multi.condition ?? null,
-          language: multi.language ?? null,
-          finish: multi.finish ?? null,
-          sellerCode: q.sellerCode ?? null,
-        });
-
-        // Name order (composite aggregation on sortKey): ascending or descending by code point,
-        // continuing strictly after the cursor's key.
-        const dir = q.sort === 'name' ? 1 : -1;
-        const keyed = results.map((r): ResultRow & { key: string } => ({ ...r, key: productSortKey(r.name, r.productId) }));
-        const page = keyed
-          .filter((r) => after === null || dir * compareCodePoints(r.key, after) > 0)
-          .sort((a, b) => dir * compareCodePoints(a.key, b.key))
-          .slice(0, q.limit + 1);
-        const shownPage = page.slice(0, q.limit);
-        const products = await productFacts(
-          db,
-          shownPage.map((r) => r.productId),
-        );
-        const items = shownPage.map((r): SearchItem => searchItem(productFields(r.productId, products.get(r.productId)).item, r));
-        const nextAfter = page.length > q.limit ? page[q.limit - 1]!.key : null;
-        return { items, facets: facetsOf(facets), nextAfter };
-      }),
-
+    productPage: (productId, q) => inSnapshot(pool, opts, (db) => productPage(db, productId, q)),
+    search: (q, after) => inSnapshot(pool, opts, (db) => search(db, q, after)),
     lookup: async (body) => {
       if (body.lines.length === 0) return [];
       // Ids beyond int4 cannot be stored: such lines stay unknown (as the index answers them).
       const known = body.lines.filter((l) => storableId(l.sellerId) && storableId(l.skuId));
-      return inSnapshot(pool, opts, async (db) => {
-        const rows = await nativeRows(
-          db,
-          known.map((l) => l.sellerId),
-          known.map((l) => l.skuId),
-        );
-        const poBox = await poBoxSuspended(db);
-        const sellers = await sellerFacts(db, uniq([...body.lines.map((l) => l.sellerId).filter(storableId), ...rows.map((r) => r.listing.sellerId)]));
-        const skus = await skuFacts(db, uniq(body.lines.map((l) => l.skuId).filter(storableId)));
-        const products = await productFacts(db, uniq([...rows.map((r) => r.sku.productId), ...[...skus.values()].map((s) => s.productId)]));
-        const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
-        for (const o of nativeOfferDocs(rows, sellers, products, poBox)) docs.offers.set(o.id, { offer: o.doc.offer });
-        for (const s of skus.values()) docs.skus.set(s.skuId, { cart: skuDoc(s, products.get(s.productId)).cart });
-        for (const s of sellers.values()) docs.sellers.set(s.sellerId, { cartSeller: cartSeller(s) });
-        return cartLines(body.lines, docs);
-      });
+      return inSnapshot(pool, opts, (db) => lookup(db, body, known));
     },
   };
 }

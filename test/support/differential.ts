@@ -5,9 +5,9 @@ import { qs } from './app.js';
 import { prng, type Scenario } from './scenario.js';
 import type { SearchParams } from './reference.js';
 
-// Shared by the differential tests of the index (buyer-reads.diff.test.ts) and of the PostgreSQL
-// fallback (degraded-pg-reads.test.ts): the same cases, walked the same way, against the same
-// independent reference.
+// Shared by the differential tests of the index (api/buyer/reads-match-reference.test.ts) and
+// of the PostgreSQL fallback (search/pg-reads-match-index.test.ts): the same cases, walked the
+// same way, against the same independent reference.
 
 /** Every page of a search through the API, following nextCursor until null. */
 export async function walkSearch(app: Express, params: SearchParams, limit: number, degraded: boolean) {

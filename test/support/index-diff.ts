@@ -3,11 +3,15 @@ import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
 import { SNAPSHOT, withTransaction, type Pool } from '../../src/db/pool.js';
 import { idsPage, pairsPage, poBoxSuspended, type Pair } from '../../src/db/offer-source.js';
-import { handoffOps, nativeOps, productOps, sellerOps, skuOps } from '../../indexer/build-ops.js';
-import { cardDoc, cardFolds, docId, foldOffer, type OfferDoc } from '../../src/search/documents.js';
+import { ownOps } from '../../indexer/build-ops.js';
+import { loadFacts, type Chunk } from '../../indexer/facts.js';
+import { cardDoc, cardFolds, foldOffer } from '../../src/search/documents/card-fold.js';
+import { docId, type OfferDoc } from '../../src/search/documents/model.js';
 
 // "Is the index equal to the truth?": every document computed afresh from PostgreSQL, against
 // every document in the index. Used by the fault and reindex tests after a crash or outage.
+// Offers, products, skus and sellers are computed as the live indexer's chunks are (by keys, not
+// by the rebuild's pages), and cards folded from those offers here.
 
 export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
@@ -16,24 +20,28 @@ export async function expectedDocs(pool: Pool): Promise<Map<string, unknown>> {
     pool,
     async (db) => {
       const poBox = await poBoxSuspended(db);
+      const add = async (chunk: Chunk) => {
+        for (const op of ownOps(chunk, await loadFacts(db, chunk, poBox))) if (op.doc) out.set(op.id, op.doc);
+      };
       let after: Pair | null = null;
       for (;;) {
-        const page = await pairsPage(db, after, 2000);
-        if (page.length === 0) break;
-        for (const op of await nativeOps(db, page, poBox)) if (op.doc) out.set(op.id, op.doc);
-        after = page[page.length - 1]!;
+        const pairs = await pairsPage(db, after, 2000);
+        if (pairs.length === 0) break;
+        await add({ kind: 'native', pairs });
+        after = pairs[pairs.length - 1]!;
       }
-      for (const [table, build] of [
-        ['handoff_variants', handoffOps],
-        ['products', productOps],
-        ['skus', skuOps],
-        ['sellers', sellerOps],
-      ] as const) {
+      const tables: [Parameters<typeof idsPage>[1], (ids: number[]) => Chunk][] = [
+        ['handoff_variants', (variantIds) => ({ kind: 'handoff', variantIds })],
+        ['products', (productIds) => ({ kind: 'product', productIds })],
+        ['skus', (skuIds) => ({ kind: 'sku', skuIds })],
+        ['sellers', (sellerIds) => ({ kind: 'seller', sellerIds })],
+      ];
+      for (const [table, chunkOf] of tables) {
         let last = 0;
         for (;;) {
           const ids = await idsPage(db, table, last, 2000);
           if (ids.length === 0) break;
-          for (const op of await build(db, ids)) if (op.doc) out.set(op.id, op.doc);
+          await add(chunkOf(ids));
           last = ids[ids.length - 1]!;
         }
       }

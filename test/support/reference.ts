@@ -50,7 +50,22 @@ export interface SearchParams {
   sort?: 'name' | 'name_desc';
 }
 
-export function reference(s: Scenario) {
+const disclosures = (category: string | null) => ({
+  imageSource: 'catalog',
+  conditionSource: 'seller_declared',
+  authenticitySource: 'seller_attestation',
+  serviceInspected: false,
+  serviceGraded: false,
+  serviceAuthenticated: false,
+  gradingStandard: category === 'Magic: The Gathering' ? 'service-magic-v1' : 'seller-declared-no-specialist-promise',
+  declaredGrade: null,
+  buyerProtection: category === 'Magic: The Gathering' ? 'magic-grade-and-authenticity' : 'genuine-and-as-described',
+});
+const obligation = { sku: 'exact', printing: 'exact', language: 'exact', finish: 'exact', condition: 'declared-or-better' };
+const mean = (r: number[]) => ({ score: r.length ? Math.round((r.reduce((a, b) => a + b, 0) * 100) / r.length) / 100 : null, count: r.length });
+
+/** The scenario's data by id, with the rules every read shares: eligibility and available units. */
+function world(s: Scenario) {
   const f = s.fixture;
   const products = new Map<number, SProduct>(f.products.map((p) => [p.productId, p]));
   const skus = new Map<number, SSku>(f.skus.map((k) => [k.skuId, k]));
@@ -60,19 +75,6 @@ export function reference(s: Scenario) {
     const x = sellers.get(id)!;
     return x.active && !x.vacation && x.incompletePrerequisites.length === 0 && x.termsVersion === CURRENT_TERMS;
   };
-  const mean = (r: number[]) => ({ score: r.length ? Math.round((r.reduce((a, b) => a + b, 0) * 100) / r.length) / 100 : null, count: r.length });
-  const disclosures = (category: string | null) => ({
-    imageSource: 'catalog',
-    conditionSource: 'seller_declared',
-    authenticitySource: 'seller_attestation',
-    serviceInspected: false,
-    serviceGraded: false,
-    serviceAuthenticated: false,
-    gradingStandard: category === 'Magic: The Gathering' ? 'service-magic-v1' : 'seller-declared-no-specialist-promise',
-    declaredGrade: null,
-    buyerProtection: category === 'Magic: The Gathering' ? 'magic-grade-and-authenticity' : 'genuine-and-as-described',
-  });
-  const obligation = { sku: 'exact', printing: 'exact', language: 'exact', finish: 'exact', condition: 'declared-or-better' };
   // Orders with money (totals) that are not cancelled or refunded; operator orders never count.
   const salesCount = (sellerId: number) =>
     s.orders.filter((o) => o.sellerId === sellerId && o.hasMoney && o.status !== 'cancelled' && o.status !== 'refunded').length;
@@ -86,11 +88,17 @@ export function reference(s: Scenario) {
       .reduce((a, h) => a + h.quantity, 0);
     return Math.max(0, l.quantity - held);
   };
-
   const liveMatched = f.listings.filter((l) => !deleted.has(`${l.sellerId}:${l.skuId}`) && skus.has(l.skuId));
+  return { s, products, skus, sellers, eligible, salesCount, available, liveMatched };
+}
+type World = ReturnType<typeof world>;
+
+/** Every shown offer: native offers of eligible sellers with units left, and handoff variants in stock of active stores. */
+function shownOffers(w: World): RefOffer[] {
+  const f = w.s.fixture;
   const nativeOffer = (l: SListing): RefOffer => {
-    const sku = skus.get(l.skuId)!;
-    const seller = sellers.get(l.sellerId)!;
+    const sku = w.skus.get(l.skuId)!;
+    const seller = w.sellers.get(l.sellerId)!;
     return {
       lane: 'native',
       productId: sku.productId,
@@ -104,13 +112,13 @@ export function reference(s: Scenario) {
       finish: sku.finish,
       isSealed: sku.condition === 'Unopened',
       price: l.price,
-      available: available(l),
+      available: w.available(l),
       checkoutMode: 'express',
-      salesCount: salesCount(l.sellerId),
+      salesCount: w.salesCount(l.sellerId),
       sellerCode: seller.sellerCode,
       reviewScore: mean(seller.reviews),
       poBoxDelivery: { status: f.platform.poBoxSuspended ? 'platform_suspended' : seller.poBoxDelivery },
-      disclosures: disclosures(products.get(sku.productId)?.category ?? null),
+      disclosures: disclosures(w.products.get(sku.productId)?.category ?? null),
       fulfillmentObligation: obligation,
     };
   };
@@ -119,7 +127,7 @@ export function reference(s: Scenario) {
       ? st.variants
           .filter((v: SVariant) => v.quantity > 0)
           .map((v): RefOffer => {
-            const sku = skus.get(v.skuId);
+            const sku = w.skus.get(v.skuId);
             return {
               lane: 'handoff',
               productId: sku?.productId ?? v.productId,
@@ -145,39 +153,62 @@ export function reference(s: Scenario) {
           })
       : [],
   );
-  const shown: RefOffer[] = [
-    ...liveMatched
-      .filter((l) => eligible(l.sellerId))
+  return [
+    ...w.liveMatched
+      .filter((l) => w.eligible(l.sellerId))
       .map(nativeOffer)
       .filter((o) => o.available > 0),
     ...handoffOffers,
   ];
+}
 
-  const order = (a: RefOffer, b: RefOffer) =>
-    a.price - b.price ||
-    a.skuId - b.skuId ||
-    (a.lane === b.lane ? 0 : a.lane === 'native' ? -1 : 1) ||
-    (a.sellerId ?? a.variantId!) - (b.sellerId ?? b.variantId!);
+/** The product-page order: price, skuId, native before handoff, sellerId / variantId. */
+const offerOrder = (a: RefOffer, b: RefOffer) =>
+  a.price - b.price ||
+  a.skuId - b.skuId ||
+  (a.lane === b.lane ? 0 : a.lane === 'native' ? -1 : 1) ||
+  (a.sellerId ?? a.variantId!) - (b.sellerId ?? b.variantId!);
 
-  function productPage(productId: number, q: { condition?: string[]; language?: string[]; finish?: string[]; limit?: number; offset?: number }) {
-    const offers = shown
-      .filter((o) => o.productId === productId)
-      .filter((o) => !q.condition || q.condition.includes(o.condition as string))
-      .filter((o) => !q.language || q.language.includes(o.language as string))
-      .filter((o) => !q.finish || q.finish.includes(o.finish as string))
-      .sort(order);
-    const offset = q.offset ?? 0;
-    const p = products.get(productId);
-    return {
-      offers: offers.slice(offset, offset + (q.limit ?? 50)),
-      product: p
-        ? { productId, name: p.name, set: p.set, rarity: p.rarity, collectorNumber: p.collectorNumber, imageUrl: p.imageUrl, details: p.details }
-        : null,
-    };
-  }
+function productPage(
+  w: World,
+  shown: RefOffer[],
+  productId: number,
+  q: { condition?: string[]; language?: string[]; finish?: string[]; limit?: number; offset?: number },
+) {
+  const offers = shown
+    .filter((o) => o.productId === productId)
+    .filter((o) => !q.condition || q.condition.includes(o.condition as string))
+    .filter((o) => !q.language || q.language.includes(o.language as string))
+    .filter((o) => !q.finish || q.finish.includes(o.finish as string))
+    .sort(offerOrder);
+  const offset = q.offset ?? 0;
+  const p = w.products.get(productId);
+  return {
+    offers: offers.slice(offset, offset + (q.limit ?? 50)),
+    product: p
+      ? { productId, name: p.name, set: p.set, rarity: p.rarity, collectorNumber: p.collectorNumber, imageUrl: p.imageUrl, details: p.details }
+      : null,
+  };
+}
 
-  type Facet = 'category' | 'set' | 'rarity' | 'condition' | 'language' | 'finish' | 'collectorNumber' | 'seller';
-  const productOf = (o: RefOffer) => products.get(o.productId);
+type Facet = 'category' | 'set' | 'rarity' | 'condition' | 'language' | 'finish' | 'collectorNumber' | 'seller';
+const FACET_NAMES: Facet[] = ['category', 'set', 'rarity', 'condition', 'language', 'finish', 'collectorNumber', 'seller'];
+
+/** The filters a search selects, by facet. */
+const selected = (q: SearchParams): Partial<Record<Facet, string[]>> => ({
+  ...(q.category !== undefined ? { category: [q.category] } : {}),
+  ...(q.set !== undefined ? { set: [q.set] } : {}),
+  ...(q.rarity !== undefined ? { rarity: [q.rarity] } : {}),
+  ...(q.sellerCode !== undefined ? { seller: [q.sellerCode] } : {}),
+  ...(q.condition ? { condition: q.condition } : {}),
+  ...(q.language ? { language: q.language } : {}),
+  ...(q.finish ? { finish: q.finish } : {}),
+  ...(q.collectorNumber ? { collectorNumber: q.collectorNumber } : {}),
+});
+
+/** Search: products with a matching shown offer in name order, and disjunctive facets (each ignores its own filter). */
+function search(w: World, shown: RefOffer[], q: SearchParams) {
+  const productOf = (o: RefOffer) => w.products.get(o.productId);
   const facetValue = (o: RefOffer, facet: Facet): string | null => {
     switch (facet) {
       case 'category':
@@ -194,17 +225,7 @@ export function reference(s: Scenario) {
         return o[facet];
     }
   };
-  const selected = (q: SearchParams): Partial<Record<Facet, string[]>> => ({
-    ...(q.category !== undefined ? { category: [q.category] } : {}),
-    ...(q.set !== undefined ? { set: [q.set] } : {}),
-    ...(q.rarity !== undefined ? { rarity: [q.rarity] } : {}),
-    ...(q.sellerCode !== undefined ? { seller: [q.sellerCode] } : {}),
-    ...(q.condition ? { condition: q.condition } : {}),
-    ...(q.language ? { language: q.language } : {}),
-    ...(q.finish ? { finish: q.finish } : {}),
-    ...(q.collectorNumber ? { collectorNumber: q.collectorNumber } : {}),
-  });
-  const matches = (o: RefOffer, q: SearchParams, except: Facet | null) => {
+  const matches = (o: RefOffer, except: Facet | null) => {
     const kw = termsOf(q.keyword ?? '');
     const nameTerms = new Set(termsOf(productOf(o)?.name ?? ''));
     if (!kw.every((t) => nameTerms.has(t))) return false;
@@ -217,81 +238,90 @@ export function reference(s: Scenario) {
     return true;
   };
 
-  function search(q: SearchParams) {
-    const hits = shown.filter((o) => matches(o, q, null));
-    const byProduct = new Map<number, RefOffer[]>();
-    for (const o of hits) byProduct.set(o.productId, [...(byProduct.get(o.productId) ?? []), o]);
-    const items = [...byProduct.entries()].map(([productId, offers]) => {
-      const p = products.get(productId);
-      const hasNative = offers.some((o) => o.lane === 'native');
-      return {
-        productId,
-        name: p?.name ?? null,
-        set: p?.set ?? null,
-        category: p?.category ?? null,
-        rarity: p?.rarity ?? null,
-        collectorNumber: p?.collectorNumber ?? null,
-        imageUrl: p?.imageUrl ?? null,
-        isSealed: offers.some((o) => o.isSealed),
-        fromPrice: Math.min(...offers.map((o) => o.price)),
-        sellerCount: new Set(offers.map((o) => (o.lane === 'native' ? `n${o.sellerId}` : `h${o.storeSlug}`))).size,
-        disclosures: hasNative ? disclosures(p?.category ?? null) : null,
-        fulfillmentObligation: hasNative ? obligation : null,
-      };
-    });
-    items.sort((a, b) => cp(fold(a.name ?? ''), fold(b.name ?? '')) || a.productId - b.productId);
-    if (q.sort === 'name_desc') items.reverse();
+  const byProduct = new Map<number, RefOffer[]>();
+  for (const o of shown.filter((x) => matches(x, null))) byProduct.set(o.productId, [...(byProduct.get(o.productId) ?? []), o]);
+  const items = [...byProduct.entries()].map(([productId, offers]) => {
+    const p = w.products.get(productId);
+    const hasNative = offers.some((o) => o.lane === 'native');
+    return {
+      productId,
+      name: p?.name ?? null,
+      set: p?.set ?? null,
+      category: p?.category ?? null,
+      rarity: p?.rarity ?? null,
+      collectorNumber: p?.collectorNumber ?? null,
+      imageUrl: p?.imageUrl ?? null,
+      isSealed: offers.some((o) => o.isSealed),
+      fromPrice: Math.min(...offers.map((o) => o.price)),
+      sellerCount: new Set(offers.map((o) => (o.lane === 'native' ? `n${o.sellerId}` : `h${o.storeSlug}`))).size,
+      disclosures: hasNative ? disclosures(p?.category ?? null) : null,
+      fulfillmentObligation: hasNative ? obligation : null,
+    };
+  });
+  items.sort((a, b) => cp(fold(a.name ?? ''), fold(b.name ?? '')) || a.productId - b.productId);
+  if (q.sort === 'name_desc') items.reverse();
 
-    const facets: Record<string, unknown> = {};
-    for (const facet of ['category', 'set', 'rarity', 'condition', 'language', 'finish', 'collectorNumber', 'seller'] as Facet[]) {
-      const counts = new Map<string, Set<number>>();
-      const names = new Map<string, string>();
-      for (const o of shown.filter((x) => matches(x, q, facet))) {
-        const v = facetValue(o, facet);
-        if (v === null) continue;
-        counts.set(v, (counts.get(v) ?? new Set()).add(o.productId));
-        if (o.sellerName) names.set(v, o.sellerName);
-      }
-      const rows = [...counts.entries()]
-        .map(([value, ps]) => ({ value, count: ps.size }))
-        .sort((a, b) => b.count - a.count || cp(a.value, b.value))
-        .slice(0, 100);
-      facets[facet] = facet === 'seller' ? rows.map((r) => ({ sellerCode: r.value, storeName: names.get(r.value)!, count: r.count })) : rows;
+  const facets: Record<string, unknown> = {};
+  for (const facet of FACET_NAMES) {
+    const counts = new Map<string, Set<number>>();
+    const names = new Map<string, string>();
+    for (const o of shown.filter((x) => matches(x, facet))) {
+      const v = facetValue(o, facet);
+      if (v === null) continue;
+      counts.set(v, (counts.get(v) ?? new Set()).add(o.productId));
+      if (o.sellerName) names.set(v, o.sellerName);
     }
-    return { items, facets };
+    const rows = [...counts.entries()]
+      .map(([value, ps]) => ({ value, count: ps.size }))
+      .sort((a, b) => b.count - a.count || cp(a.value, b.value))
+      .slice(0, 100);
+    facets[facet] = facet === 'seller' ? rows.map((r) => ({ sellerCode: r.value, storeName: names.get(r.value)!, count: r.count })) : rows;
   }
+  return { items, facets };
+}
 
-  function lookup(lines: { sellerId: number; skuId: number }[]) {
-    return lines.map(({ sellerId, skuId }) => {
-      const seller = sellers.get(sellerId);
-      const sku = skus.get(skuId);
-      const p = sku ? products.get(sku.productId) : undefined;
-      const l = seller && sku ? liveMatched.find((x) => x.sellerId === sellerId && x.skuId === skuId) : undefined;
-      const avail = l ? available(l) : 0;
-      const line: Record<string, unknown> = {
-        sellerId,
-        skuId,
-        seller: seller ? { name: seller.storeName } : null,
-        product: sku ? { productId: sku.productId, name: p?.name ?? null, set: p?.set ?? null, image: p?.imageUrl ?? null } : null,
-        sku: sku ? { condition: sku.condition, language: sku.language, finish: sku.finish } : null,
-        currentPrice: l && avail > 0 ? l.price : null,
-        available: l && avail > 0 ? avail : 0,
-      };
-      if (seller) {
-        if (!eligible(sellerId)) {
-          line.sellerUnavailable = { sellerId, reason: seller.vacation ? 'SELLER_ON_VACATION' : 'SELLER_UNAVAILABLE' };
-          line.policy = { status: 'blocked', error: { code: 'CHECKOUT_SELLER_UNAVAILABLE' } };
-        } else {
-          line.policy = { status: 'eligible', error: null };
-        }
+/** Cart lookup: one line per pair, in request order, with the seller's checkout policy. */
+function lookup(w: World, lines: { sellerId: number; skuId: number }[]) {
+  return lines.map(({ sellerId, skuId }) => {
+    const seller = w.sellers.get(sellerId);
+    const sku = w.skus.get(skuId);
+    const p = sku ? w.products.get(sku.productId) : undefined;
+    const l = seller && sku ? w.liveMatched.find((x) => x.sellerId === sellerId && x.skuId === skuId) : undefined;
+    const avail = l ? w.available(l) : 0;
+    const line: Record<string, unknown> = {
+      sellerId,
+      skuId,
+      seller: seller ? { name: seller.storeName } : null,
+      product: sku ? { productId: sku.productId, name: p?.name ?? null, set: p?.set ?? null, image: p?.imageUrl ?? null } : null,
+      sku: sku ? { condition: sku.condition, language: sku.language, finish: sku.finish } : null,
+      currentPrice: l && avail > 0 ? l.price : null,
+      available: l && avail > 0 ? avail : 0,
+    };
+    if (seller) {
+      if (!w.eligible(sellerId)) {
+        line.sellerUnavailable = { sellerId, reason: seller.vacation ? 'SELLER_ON_VACATION' : 'SELLER_UNAVAILABLE' };
+        line.policy = { status: 'blocked', error: { code: 'CHECKOUT_SELLER_UNAVAILABLE' } };
+      } else {
+        line.policy = { status: 'eligible', error: null };
       }
-      if (sku) {
-        line.disclosures = disclosures(p?.category ?? null);
-        line.fulfillmentObligation = obligation;
-      }
-      return line;
-    });
-  }
+    }
+    if (sku) {
+      line.disclosures = disclosures(p?.category ?? null);
+      line.fulfillmentObligation = obligation;
+    }
+    return line;
+  });
+}
 
-  return { productPage, search, lookup, shown, products: [...products.keys()] };
+/** The buyer reads of a scenario, computed by the reference rules. */
+export function reference(s: Scenario) {
+  const w = world(s);
+  const shown = shownOffers(w);
+  return {
+    productPage: (productId: number, q: Parameters<typeof productPage>[3]) => productPage(w, shown, productId, q),
+    search: (q: SearchParams) => search(w, shown, q),
+    lookup: (lines: { sellerId: number; skuId: number }[]) => lookup(w, lines),
+    shown,
+    products: [...w.products.keys()],
+  };
 }

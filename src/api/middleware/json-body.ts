@@ -2,8 +2,8 @@ import express, { type RequestHandler } from 'express';
 import { ApiError } from '../envelope.js';
 
 // JSON bodies: a limit per route, sized to what the contract lets that route carry, and a nesting
-// guard that runs on the raw bytes before JSON.parse (a 4.8 MB body nested 2.4 million levels deep
-// stalled the process for 1.5 s under the old single 5 MB limit).
+// guard that runs on the raw bytes before JSON.parse: a large body nested millions of levels deep
+// stalls the process in the parser (BENCHMARKS.md, "Measurements behind code choices").
 
 /** Deepest JSON any route accepts; the deepest contract body (`{"items":[{...}]}`) needs 3. */
 export const MAX_JSON_DEPTH = 16;

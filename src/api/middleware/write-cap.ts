@@ -5,8 +5,8 @@ import { sellerOf } from './auth.js';
 
 // At most SELLER_MAX_CONCURRENT_WRITES listing writes of one seller in flight. A seller's writes
 // serialize on its advisory lock anyway, so more in flight only hold pooled connections while
-// they wait (40 concurrent 1,000-item writes of one seller made another seller's GET /me take
-// 3.1 s): beyond the cap the request is refused at once with 429 and a Retry-After.
+// they wait, and other sellers' requests wait for a connection (BENCHMARKS.md, "Measurements
+// behind code choices"): beyond the cap the request is refused at once with 429 and a Retry-After.
 
 /** Mount after sellerAuth on write routes. */
 export function sellerWriteCap(deps: AppDeps): RequestHandler {

@@ -58,6 +58,12 @@ export function requestKey(method: string, args: readonly unknown[]): string {
   return `${method} ${stableJson(normalized)}`;
 }
 
+/** The method a request key was made for (its first word). */
+export function methodOfKey(key: string): string {
+  const space = key.indexOf(' ');
+  return space < 0 ? key : key.slice(0, space);
+}
+
 export interface LastGoodCacheOptions {
   /** Upper bound on the summed size of keys and JSON answers, in bytes (UTF-16 code units). */
   maxBytes: number;

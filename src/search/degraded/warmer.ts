@@ -1,7 +1,9 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Infra } from '../../config/infra.js';
+import type { Logger } from '../../lib/logger.js';
 import { indexReads } from '../index-reads.js';
 import type { BuyerReads } from '../reads.js';
+import { failureReason } from './answer.js';
 import type { DegradedMode } from './mode.js';
 import { landingRequests, singleFilterRequests, type WarmRequest } from './warm-set.js';
 
@@ -83,13 +85,63 @@ export async function indexSignal(es: Client, alias: string, timeoutMs: number):
   return `${top?._index ?? '-'} ${total} ${String(top?.sort?.[0] ?? -1)}`;
 }
 
-function reasonOf(err: unknown): string {
-  const e = err as { name?: string; message?: string; meta?: { body?: { error?: { type?: string } } } };
-  return e.meta?.body?.error?.type ?? `${e.name ?? 'Error'}: ${e.message ?? String(err)}`;
-}
-
 /** Consecutive failed warm requests that end a pass early (the cluster is likely in trouble). */
 const MAX_CONSECUTIVE_FAILURES = 3;
+
+type SearchAnswer = Awaited<ReturnType<BuyerReads['search']>>;
+type Abort = 'degraded' | 'stopped' | 'failed';
+
+/**
+ * One pass's asking and keeping: `warm(r)` asks the index one warm request and keeps the answer
+ * in the warm part of the cache, counting as it goes; once the pass must stop (the warmer
+ * stopped, Degraded Mode began, or too many failures in a row) `abort` says why and nothing more
+ * is asked.
+ */
+function warmRun(mode: DegradedMode, reads: BuyerReads, log: Logger, stopped: () => boolean) {
+  let consecutive = 0;
+  const run = {
+    requests: 0,
+    kept: 0,
+    failures: 0,
+    abort: null as Abort | null,
+    async warm(r: WarmRequest): Promise<SearchAnswer | null> {
+      if (stopped()) run.abort = 'stopped';
+      else if (mode.active) run.abort = 'degraded';
+      if (run.abort) return null;
+      run.requests += 1;
+      try {
+        const data = await reads.search(r.query, null);
+        // Asked while healthy, but Degraded Mode may have begun since: keep nothing from then.
+        if (mode.active) {
+          run.abort = 'degraded';
+          return null;
+        }
+        mode.warmCache.setJson(r.key, JSON.stringify(data));
+        run.kept += 1;
+        consecutive = 0;
+        mode.metrics.warmRequests += 1;
+        return data;
+      } catch (err) {
+        run.failures += 1;
+        consecutive += 1;
+        mode.metrics.warmFailures += 1;
+        log.debug({ key: r.key, err: failureReason(err) }, 'warm request failed');
+        if (consecutive >= MAX_CONSECUTIVE_FAILURES) run.abort ??= 'failed';
+        return null;
+      }
+    },
+  };
+  return run;
+}
+
+/** Asks `requests` in order, `concurrency` at a time, until they are done or the run aborts. */
+async function warmAll(run: ReturnType<typeof warmRun>, requests: readonly WarmRequest[], concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (run.abort === null && next < requests.length) await run.warm(requests[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+}
 
 export function createWarmer(
   deps: Pick<Infra, 'es' | 'index' | 'logger'>,
@@ -107,85 +159,54 @@ export function createWarmer(
 
   async function pass(): Promise<WarmPass> {
     const started = performance.now();
-    const result = (outcome: WarmPass['outcome'], requests = 0, kept = 0, failures = 0): WarmPass => ({
+    const result = (outcome: WarmPass['outcome'], run?: { requests: number; kept: number; failures: number }): WarmPass => ({
       outcome,
-      requests,
-      kept,
-      failures,
+      requests: run?.requests ?? 0,
+      kept: run?.kept ?? 0,
+      failures: run?.failures ?? 0,
       durationMs: Math.round(performance.now() - started),
       entries: mode.warmCache.entries,
       bytes: mode.warmCache.bytes,
     });
+
+    // 1. Never while stopped or in Degraded Mode.
     if (stopped) return result('stopped');
     if (mode.active) return result('degraded');
 
+    // 2. Only when the index changed since the last complete pass.
     let signal: string | null;
     try {
       signal = await indexSignal(es, deps.index.alias, options.timeoutMs);
     } catch (err) {
       // Once per streak: until the breaker opens, every interval would say it again.
-      log[last?.outcome === 'failed' ? 'debug' : 'warn']({ err: reasonOf(err) }, 'warm pass skipped: the index change check failed');
+      log[last?.outcome === 'failed' ? 'debug' : 'warn']({ err: failureReason(err) }, 'warm pass skipped: the index change check failed');
       return result('failed');
     }
     if (signal !== null && signal === lastSignal) return result('unchanged');
 
-    let requests = 0;
-    let kept = 0;
-    let failures = 0;
-    let consecutive = 0;
-    let abort: 'degraded' | 'stopped' | 'failed' | null = null;
-
-    /** Asks the index one warm request and keeps the answer; false when the pass must stop. */
-    const warm = async (r: WarmRequest): Promise<Awaited<ReturnType<BuyerReads['search']>> | null> => {
-      if (stopped) abort = 'stopped';
-      else if (mode.active) abort = 'degraded';
-      if (abort) return null;
-      requests += 1;
-      try {
-        const data = await reads.search(r.query, null);
-        // Asked while healthy, but Degraded Mode may have begun since: keep nothing from then.
-        if (mode.active) {
-          abort = 'degraded';
-          return null;
-        }
-        mode.warmCache.setJson(r.key, JSON.stringify(data));
-        kept += 1;
-        consecutive = 0;
-        mode.metrics.warmRequests += 1;
-        return data;
-      } catch (err) {
-        failures += 1;
-        consecutive += 1;
-        mode.metrics.warmFailures += 1;
-        log.debug({ key: r.key, err: reasonOf(err) }, 'warm request failed');
-        if (consecutive >= MAX_CONSECUTIVE_FAILURES) abort ??= 'failed';
-        return null;
-      }
-    };
-
+    // 3. The landing grid first: its facets make the rest of the warm set.
+    const run = warmRun(mode, reads, log, () => stopped);
     const [byName, byNameDesc] = landingRequests() as [WarmRequest, WarmRequest];
-    const landing = await warm(byName);
+    const landing = await run.warm(byName);
+    if (landing === null) run.abort ??= 'failed';
     const rest = landing === null ? [] : [byNameDesc, ...singleFilterRequests(landing.facets, options.perFacet)];
-    if (landing === null) abort ??= 'failed';
-    let next = 0;
-    const worker = async () => {
-      while (abort === null && next < rest.length) await warm(rest[next++]!);
-    };
-    await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
 
-    if (abort !== null) {
-      const r = result(abort, requests, kept, failures);
-      log.info({ ...r }, `warm pass stopped early (${abort})`);
+    // 4. The rest, one or two at a time.
+    await warmAll(run, rest, options.concurrency);
+    if (run.abort !== null) {
+      const r = result(run.abort, run);
+      log.info({ ...r }, `warm pass stopped early (${run.abort})`);
       return r;
     }
-    // The warm part holds the current warm set only: values gone from the facets leave it.
+
+    // 5. The warm part holds the current warm set only: values gone from the facets leave it.
     const wanted = new Set([byName.key, ...rest.map((r) => r.key)]);
     for (const key of mode.warmCache.keys()) if (!wanted.has(key)) mode.warmCache.delete(key);
     // A pass with failures is retried at the next check even if the index has not changed.
-    if (failures === 0) lastSignal = signal;
+    if (run.failures === 0) lastSignal = signal;
     mode.metrics.warmPasses += 1;
-    const r = result('warmed', requests, kept, failures);
-    log.info({ ...r }, `warm pass: ${requests} requests in ${r.durationMs} ms`);
+    const r = result('warmed', run);
+    log.info({ ...r }, `warm pass: ${run.requests} requests in ${r.durationMs} ms`);
     return r;
   }
 

@@ -1,5 +1,5 @@
 import { FACETS, type Facets, type SearchItem, type SearchQuery } from '../../contract/buyer.js';
-import type { CardDoc } from '../documents.js';
+import type { CardDoc } from '../documents/model.js';
 import { bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses } from './filters.js';
 import { sellerFacetValue, type SearchPage } from './search-result.js';
 

@@ -1,5 +1,5 @@
 import type { CartLine, LookupBody } from '../../contract/buyer.js';
-import { docId, type OfferDoc, type SellerDoc, type SkuDoc } from '../documents.js';
+import { docId, parseDocId, type OfferDoc, type SellerDoc, type SkuDoc } from '../documents/model.js';
 import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../../contract/policy.js';
 
 // Cart line lookup: every pair needs its native offer, its catalog sku and its seller; all three
@@ -20,8 +20,9 @@ export const SPLIT_LOOKUP_AT = 60;
 
 export function lookupIdParts(ids: readonly string[]): string[][] {
   if (ids.length < SPLIT_LOOKUP_AT) return [[...ids]];
-  const offers = ids.filter((id) => id.startsWith('n:'));
-  const rest = ids.filter((id) => !id.startsWith('n:'));
+  const isOffer = (id: string) => parseDocId(id)?.type === 'native';
+  const offers = ids.filter(isOffer);
+  const rest = ids.filter((id) => !isOffer(id));
   return [offers, rest].filter((p) => p.length > 0);
 }
 

@@ -1,6 +1,7 @@
 import { FACETS, type FacetName, type Facets, type SearchItem, type SearchQuery } from '../../contract/buyer.js';
-import { matchingOffers, searchItem, type CardDoc } from '../documents.js';
-import { comboField, DIMS, MAX_COMBO, SEP, type CardGroup, type Dim } from '../offer-groups.js';
+import { matchingOffers, searchItem } from '../documents/builders.js';
+import type { CardDoc } from '../documents/model.js';
+import { comboField, DIMS, MAX_COMBO, SEP, type CardGroup, type Dim } from '../documents/offer-groups.js';
 import { anyOf, bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses, type Clause } from './filters.js';
 import { sellerFacetValue, type SearchPage } from './search-result.js';
 

@@ -1,5 +1,5 @@
 import type { ProductQuery } from '../../contract/buyer.js';
-import { docId } from '../documents.js';
+import { docId } from '../documents/model.js';
 import { shownOffers, type Clause } from './filters.js';
 
 // Product page: one product's shown offers in the order DECISIONS.md fixes (price, skuId, native

@@ -1,0 +1,154 @@
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { migrateUp } from '../../../src/db/migrate.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { databaseUrlFor } from '../../support/db-url.js';
+
+const EXPECTED_TABLES = [
+  'platform_settings',
+  'sellers',
+  'seller_prerequisites',
+  'seller_shipping_options',
+  'seller_reviews',
+  'api_keys',
+  'seller_webhooks',
+  'products',
+  'skus',
+  'listings',
+  'orders',
+  'holds',
+  'handoff_stores',
+  'handoff_store_reviews',
+  'handoff_variants',
+  'change_feed',
+  'feed_checkpoints',
+  'pgmigrations',
+];
+
+/** Tables, columns, triggers and applied migrations: what a repeated migrate must not change. */
+async function schemaSnapshot(url: string) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const q = async (sql: string) => (await c.query(sql)).rows;
+    return {
+      columns: await q(`SELECT table_name, column_name, data_type, is_nullable FROM information_schema.columns
+                         WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`),
+      triggers: await q(`SELECT event_object_table, trigger_name, event_manipulation FROM information_schema.triggers
+                          ORDER BY 1, 2, 3`),
+      migrations: await q('SELECT name FROM pgmigrations ORDER BY id'),
+    };
+  } finally {
+    await c.end();
+  }
+}
+
+describe('migrations', () => {
+  let url: string;
+  beforeAll(async () => {
+    // A database that never saw a migration (not a clone of the run's template); named after the
+    // run so global teardown drops it.
+    const server = inject('databaseUrl');
+    const name = `${inject('runId')}_mig_${randomBytes(3).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    url = databaseUrlFor(server, name);
+  });
+
+  it('a fresh database migrates up with every expected table and the readiness view', async () => {
+    await migrateUp(url);
+    const snap = await schemaSnapshot(url);
+    const tables = new Set(snap.columns.map((r) => r.table_name as string));
+    for (const t of EXPECTED_TABLES) expect(tables, t).toContain(t);
+    expect(tables).toContain('seller_readiness');
+    expect(snap.migrations.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('re-running migrate is a no-op', async () => {
+    const before = await schemaSnapshot(url);
+    await migrateUp(url);
+    expect(await schemaSnapshot(url)).toEqual(before);
+  });
+});
+
+describe('change feed triggers', () => {
+  let ctx: TestContext;
+  let last = 0;
+  beforeAll(async () => {
+    ctx = await createTestContext();
+  });
+  afterAll(async () => {
+    await ctx.close();
+  });
+
+  /** Runs SQL, returns the feed rows it produced (entity, k1, k2, ktext), sorted. */
+  async function feedOf(sql: string, params: unknown[] = []) {
+    await ctx.pool.query(sql, params);
+    const { rows } = await ctx.pool.query<{ id: number; entity: string; k1: number | null; k2: number | null; ktext: string | null }>(
+      'SELECT id, entity, k1, k2, ktext FROM change_feed WHERE id > $1 ORDER BY entity, k1, k2, ktext',
+      [last],
+    );
+    last = Math.max(last, ...rows.map((r) => r.id));
+    return rows.map(({ entity, k1, k2, ktext }) => ({ entity, k1, k2, ktext }));
+  }
+  const key = (entity: string, k1: number | null, k2: number | null = null, ktext: string | null = null) => ({ entity, k1, k2, ktext });
+
+  it('products and skus', async () => {
+    expect(await feedOf("INSERT INTO products (product_id, name) VALUES (1, 'A'), (2, 'B')")).toEqual([key('product', 1), key('product', 2)]);
+    expect(await feedOf("UPDATE products SET name = 'A2' WHERE product_id = 1")).toEqual([key('product', 1)]);
+    expect(await feedOf('INSERT INTO skus (sku_id, product_id) VALUES (10, 1)')).toEqual([key('sku', 10)]);
+    expect(await feedOf('UPDATE skus SET condition = $1 WHERE sku_id = 10', ['Near Mint'])).toEqual([key('sku', 10)]);
+  });
+
+  it('sellers (and their child rows, keyed by seller)', async () => {
+    expect(await feedOf("INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) VALUES (7, 'maple', 'Maple', 'CAD', 'CA')")).toEqual([
+      key('seller', 7),
+    ]);
+    expect(await feedOf('UPDATE sellers SET vacation = true WHERE seller_id = 7')).toEqual([key('seller', 7)]);
+    // A review changes only the seller's counters (the seller document), not its offers.
+    expect(await feedOf('INSERT INTO seller_reviews VALUES (7, 0, 5)')).toEqual([key('seller', 7, null, 'stats')]);
+    expect(await feedOf('DELETE FROM seller_reviews WHERE seller_id = 7')).toEqual([key('seller', 7, null, 'stats')]);
+    expect(await feedOf("INSERT INTO seller_prerequisites VALUES (7, 'PAYOUTS_READY')")).toEqual([key('seller', 7)]);
+    expect(await feedOf('DELETE FROM seller_prerequisites WHERE seller_id = 7')).toEqual([key('seller', 7)]);
+  });
+
+  it('listings: insert, update, delete keyed by (seller, sku)', async () => {
+    expect(
+      await feedOf("INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 10, 1, 100, 2, 'matched')"),
+    ).toEqual([key('listing', 7, 10)]);
+    expect(await feedOf('UPDATE listings SET quantity = 3 WHERE seller_id = 7')).toEqual([key('listing', 7, 10)]);
+    expect(await feedOf('DELETE FROM listings WHERE seller_id = 7 AND sku_id = 10')).toEqual([key('listing', 7, 10)]);
+  });
+
+  it('holds are keyed like the listing they reserve', async () => {
+    await feedOf("INSERT INTO orders (order_id, seller_id) VALUES ('ord_1', 7)");
+    expect(await feedOf("INSERT INTO holds VALUES ('ord_1', 7, 10, 1)")).toEqual([key('listing', 7, 10)]);
+    expect(await feedOf("UPDATE holds SET quantity = 2 WHERE order_id = 'ord_1'")).toEqual([key('listing', 7, 10)]);
+    expect(await feedOf("DELETE FROM holds WHERE order_id = 'ord_1'")).toEqual([key('listing', 7, 10)]);
+  });
+
+  it('handoff stores and variants', async () => {
+    expect(await feedOf("INSERT INTO handoff_stores (store_slug, store_name) VALUES ('north-shop', 'North')")).toEqual([
+      key('store', null, null, 'north-shop'),
+    ]);
+    expect(await feedOf("INSERT INTO handoff_variants VALUES (55, 'north-shop', 10, 1, 240, 1, 'matched')")).toEqual([key('variant', 55)]);
+    expect(await feedOf('UPDATE handoff_variants SET price = 230 WHERE variant_id = 55')).toEqual([key('variant', 55)]);
+    expect(await feedOf('DELETE FROM handoff_variants WHERE variant_id = 55')).toEqual([key('variant', 55)]);
+  });
+
+  it('a statement that changes no row writes no feed row', async () => {
+    expect(await feedOf('UPDATE listings SET quantity = 0 WHERE false')).toEqual([]);
+    expect(await feedOf('DELETE FROM products WHERE product_id = 999')).toEqual([]);
+  });
+
+  it('deleting a sku unmatches, inserting it rematches, its listings (with feed rows)', async () => {
+    await feedOf("INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 10, 1, 100, 2, 'matched')");
+    expect(await feedOf('DELETE FROM skus WHERE sku_id = 10')).toEqual([key('listing', 7, 10), key('sku', 10)]);
+    expect((await ctx.pool.query('SELECT match_status FROM listings')).rows).toEqual([{ match_status: 'unmatched' }]);
+    expect(await feedOf('INSERT INTO skus (sku_id, product_id) VALUES (10, 1)')).toEqual([key('listing', 7, 10), key('sku', 10)]);
+    expect((await ctx.pool.query('SELECT match_status FROM listings')).rows).toEqual([{ match_status: 'matched' }]);
+  });
+});

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '@elastic/elasticsearch';
+import { loadEnv } from '../../../../src/config/env.js';
+import { DomainError } from '../../../../src/contract/errors.js';
+import { indexNames } from '../../../../src/es/index-names.js';
+import { createLogger } from '../../../../src/lib/logger.js';
+import { createDegradedMode, type DegradedMode } from '../../../../src/search/degraded/mode.js';
+import type { DegradedOverrides } from '../../../../src/search/degraded/options.js';
+
+// Degraded Mode answers a request without the index: the last-good answer (warm part first),
+// else one shared, briefly remembered PostgreSQL read, else 503 with Retry-After. No servers: the
+// cluster watcher is off and the fallback is a plain function.
+
+let mode: DegradedMode | undefined;
+afterEach(() => mode?.stop());
+
+function degraded(overrides: DegradedOverrides = {}): DegradedMode {
+  mode = createDegradedMode(
+    { env: loadEnv({}), es: new Client({ node: 'http://127.0.0.1:9' }), index: indexNames('unit'), logger: createLogger('silent') },
+    { watch: { enabled: false }, ...overrides },
+  );
+  return mode;
+}
+
+describe('Degraded Mode answers without the index', () => {
+  it('keeps a good index answer and gives it back, flagged degraded, without asking PostgreSQL', async () => {
+    const m = degraded();
+    const permit = m.tryAcquire()!;
+    const good = m.indexAnswered(permit, 'search {"a":1}', { items: [1, 2] });
+    expect(good).toMatchObject({ degraded: false, data: { items: [1, 2] } });
+    let asked = 0;
+    const answer = await m.answer('search {"a":1}', async () => ++asked);
+    expect(answer.degraded).toBe(true);
+    expect(answer.json()).toBe('{"items":[1,2]}');
+    expect(answer.data).toEqual({ items: [1, 2] });
+    expect(asked).toBe(0);
+    expect(m.metrics).toMatchObject({ indexAnswers: 1, cacheHits: 1, fallbacks: 0, fallbackQueries: 0 });
+  });
+
+  it('prefers the warm part, and an index answer to a warm request refreshes the warm entry', async () => {
+    const m = degraded();
+    m.cache.setJson('k', '"general"');
+    m.warmCache.setJson('k', '"warm"');
+    expect((await m.answer('k', async () => 'pg')).data).toBe('warm');
+    m.indexAnswered(m.tryAcquire()!, 'k', 'fresh');
+    expect(m.warmCache.getJson('k')).toBe('"fresh"');
+    expect(m.cache.getJson('k')).toBe('"general"');
+  });
+
+  it('shares one PostgreSQL read among identical concurrent misses and reuses its answer briefly', async () => {
+    const m = degraded();
+    let reads = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const read = (productId: number) => async () => {
+      reads += 1;
+      await gate;
+      return { productId };
+    };
+    const waiting = [m.answer('product [1]', read(1)), m.answer('product [1]', read(1)), m.answer('product [2]', read(2))];
+    release();
+    const answers = await Promise.all(waiting);
+    expect(answers.map((a) => a.data)).toEqual([{ productId: 1 }, { productId: 1 }, { productId: 2 }]);
+    expect(reads).toBe(2);
+    const again = await m.answer('product [1]', read(1));
+    expect(again.json()).toBe('{"productId":1}');
+    expect(reads).toBe(2);
+    expect(m.metrics).toMatchObject({ fallbacks: 4, fallbackQueries: 2, cacheHits: 0 });
+  });
+
+  it('answers 503 with Retry-After when PostgreSQL fails, and passes a DomainError through', async () => {
+    const m = degraded({ retryAfterSeconds: 7 });
+    const err = await m
+      .answer('search {}', async () => {
+        throw new Error('connection refused');
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({ kind: 'search-unavailable', retryAfterSeconds: 7 });
+    const own = new DomainError('invalid-cursor', 'bad cursor');
+    await expect(
+      m.answer('search {"x":1}', async () => {
+        throw own;
+      }),
+    ).rejects.toBe(own);
+    expect(m.metrics).toMatchObject({ fallbackFailures: 1, unavailable: 1, fallbacks: 0 });
+  });
+
+  it('opens after repeated index failures, counts them, and reports it in the metrics text', () => {
+    const m = degraded({ breaker: { failureThreshold: 2 } });
+    m.indexFailed(m.tryAcquire()!, 'timeout');
+    expect(m.active).toBe(false);
+    m.indexFailed(m.tryAcquire()!, 'timeout');
+    expect(m.active).toBe(true);
+    expect(m.tryAcquire()).toBeNull();
+    expect(m.metrics).toMatchObject({ indexFailures: 2, opens: 1 });
+    expect(m.prometheus()).toContain('degraded_mode 1\n');
+    expect(m.prometheus()).toContain('search_breaker_opens_total 1\n');
+  });
+});
