@@ -11,6 +11,7 @@ import { createTestContext, type TestContext } from '../../support/context.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { eventually } from '../../support/eventually.js';
 import { addSeller, attemptRows, insertEvents, newSecret, receiverSet, type Receiver, type TestEvent } from '../../support/outbox.js';
+import { CUSTOMER } from '../../support/seller-api.js';
 import { MAPLE, seedSellerApi } from '../../support/seller-seed.js';
 
 // Fairness across endpoints (docs/webhooks.md "Fairness and the breaker"), with real receivers on
@@ -102,13 +103,16 @@ async function fairnessScenario(dispatcherCount: number, config: Partial<Dispatc
     return { status: 200 };
   });
   await ctx.pool.query(`INSERT INTO seller_webhooks (seller_id, url, secret) VALUES ($1, $2, $3)`, [MAPLE, healthy.url, newSecret()]);
-  const customer = {
-    name: 'A. Buyer',
-    email: 'a@example.com',
-    shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' },
-  };
+
   const order = (orderId: string) =>
-    checkoutOrder(ctx.pool, { orderId, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 1 }] });
+    checkoutOrder(ctx.pool, {
+      orderId,
+      sellerId: MAPLE,
+      currency: 'CAD',
+      customer: CUSTOMER,
+      shippingMethod: 'Tracked',
+      lines: [{ skuId: sku, quantity: 1 }],
+    });
 
   for (let i = 0; i < dispatcherCount; i++) await dispatch(config);
   // The healthy endpoint has answered before: it is in good standing.
