@@ -104,7 +104,9 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
        FROM endpoints ep
        CROSS JOIN LATERAL (
          SELECT e.event_id, e.next_attempt_at FROM webhook_events e
-         WHERE e.seller_id = ep.seller_id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+         -- now() (this statement's start), not clock_timestamp(): a stable bound is an index
+         -- condition, so an endpoint whose events are all due later costs no walk over them.
+         WHERE e.seller_id = ep.seller_id AND e.state = 'pending' AND e.next_attempt_at <= now()
            AND e.next_attempt_at >= coalesce(ep.walk_from, '-infinity')
            AND (e.locked_until IS NULL OR e.locked_until <= clock_timestamp())
          ORDER BY e.next_attempt_at
@@ -315,12 +317,15 @@ export async function parkEventsWithoutEndpoint(pool: Pool): Promise<number> {
   return r.rowCount ?? 0;
 }
 
-/** When the next pending event of a seller with a webhook falls due (null: none scheduled in the future). */
+/**
+ * When the next pending event of a seller with a webhook falls due (null: none scheduled in the
+ * future). `now()` bounds each seller's index range, so its due (past) events are not walked.
+ */
 export async function nextDueAt(pool: Pool): Promise<Date | null> {
   const { rows } = await pool.query<{ at: Date | null }>(
     `SELECT min(n.at) AS at FROM seller_webhooks w CROSS JOIN LATERAL (
        SELECT e.next_attempt_at AS at FROM webhook_events e
-       WHERE e.seller_id = w.seller_id AND e.state = 'pending' AND e.next_attempt_at > clock_timestamp()
+       WHERE e.seller_id = w.seller_id AND e.state = 'pending' AND e.next_attempt_at > now()
        ORDER BY e.next_attempt_at LIMIT 1) n`,
   );
   return rows[0]?.at ?? null;
@@ -336,8 +341,8 @@ export async function pruneFinishedEvents(pool: Pool, retentionDays: number, bat
   const r = await pool.query(
     `DELETE FROM webhook_events e USING (
        SELECT event_id FROM webhook_events
-       WHERE state <> 'pending' AND greatest(created_at, delivered_at, failed_at) < clock_timestamp() - $1::float8 * interval '1 day'
-       ORDER BY greatest(created_at, delivered_at, failed_at)
+       WHERE state <> 'pending' AND greatest(created_at, delivered_at, failed_at) < now() - $1::float8 * interval '1 day'
+       ORDER BY greatest(created_at, delivered_at, failed_at) -- with now() (stable), an index range
        LIMIT $2
        FOR UPDATE SKIP LOCKED
      ) old
