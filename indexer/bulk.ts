@@ -128,7 +128,15 @@ interface BulkItem {
 export async function writeSerialized(es: Client, body: BulkBody): Promise<void> {
   if (body.items === 0) return;
   const res = await es.transport.request<{ errors: boolean; items?: Record<string, BulkItem>[] }>(
-    { method: 'POST', path: '/_bulk', bulkBody: body.body, querystring: { refresh: 'false', filter_path: BULK_FILTER_PATH } },
+    // wait_for_active_shards=all: a write starts only when every copy INDEX_REPLICAS asks for is
+    // active, and the primary acknowledges once they all have it; while a copy is missing it waits
+    // (up to the bulk's 1 m timeout, then fails and the batch is retried).
+    {
+      method: 'POST',
+      path: '/_bulk',
+      bulkBody: body.body,
+      querystring: { refresh: 'false', wait_for_active_shards: 'all', filter_path: BULK_FILTER_PATH },
+    },
     { requestTimeout: 120_000 },
   );
   if (!res.errors) return;

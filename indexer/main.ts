@@ -2,7 +2,7 @@ import http from 'node:http';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
-import { indexNames } from '../src/es/index-names.js';
+import { indexLayout, indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { startLiveIndexer } from './live.js';
 import { prometheusText } from './metrics.js';
@@ -11,7 +11,8 @@ const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'indexer');
 const pool = createPool(env.DATABASE_URL, 6, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
 const es = createEsClient(env.ELASTICSEARCH_URL, 30_000);
-const indexer = await startLiveIndexer({ pool, es, index: indexNames(env.INDEX_PREFIX), logger, databaseUrl: env.DATABASE_URL });
+const index = indexNames(env.INDEX_PREFIX, indexLayout(env));
+const indexer = await startLiveIndexer({ pool, es, index, logger, databaseUrl: env.DATABASE_URL });
 
 // Lag and throughput for metrics scrapers.
 const metricsPort = Number(process.env.INDEXER_METRICS_PORT ?? 9464);

@@ -11,13 +11,14 @@ import { docId } from '../src/search/documents/model.js';
 import { CHUNK, ownOps, type DocOp } from './build-ops.js';
 import { loadFacts, loadLookups, snapshotCache, type Chunk, type SnapshotCache } from './facts.js';
 import { bodyPool, sendBodies, serializeOps, writeSerialized, type BodyPool, type BulkBody } from './bulk.js';
-import { createIndex, finishBulkLoad, indicesBehind, swapAlias } from './index-admin.js';
+import { createIndex, finishBulkLoad, indicesBehind, swapAlias, waitForAllocation } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
 import { catchUp } from './catch-up.js';
 
 export interface RebuildProgress {
-  phase: 'snapshot' | 'catch-up' | 'swap' | 'done';
+  /** `allocation`: waiting until every primary and replica of the new index is allocated (green). */
+  phase: 'snapshot' | 'catch-up' | 'allocation' | 'swap' | 'done';
   done: number;
   total: number;
 }
@@ -57,7 +58,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   const started = Date.now();
   const name = index.concrete(`${Date.now()}`);
   const consumer = `rebuild:${name}`;
-  await createIndex(es, name, { bulkLoad: true });
+  await createIndex(es, name, { bulkLoad: true, layout: index.layout });
   // Registered before the snapshot: every change the snapshot misses sits above this position,
   // and the checkpoint row keeps feed pruning from deleting what the replay still needs.
   const start = await horizon(pool);
@@ -81,6 +82,11 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
       replayed += r.changes;
       if (r.changes < 5000) break;
     }
+    // Never swap to an index missing a copy (a node lost during the load): readers would get an
+    // index less safe than the settings ask for. An AllocationError keeps the old one serving.
+    opts.onProgress?.({ phase: 'allocation', done: 0, total: 0 });
+    const green = await waitForAllocation(es, name);
+    logger.info({ index: name, waitedMs: green.ms }, 'rebuild: every shard copy allocated (green)');
     await withBatchLock(pool, async () => {
       opts.onProgress?.({ phase: 'swap', done: 0, total: 0 });
       for (;;) {

@@ -2,7 +2,7 @@ import cliProgress from 'cli-progress';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
-import { indexNames } from '../src/es/index-names.js';
+import { indexLayout, indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
 import { rebuild, type RebuildProgress } from '../indexer/rebuild.js';
 
@@ -13,8 +13,9 @@ const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'reindex');
 const pool = createPool(env.DATABASE_URL, 4);
 const es = createEsClient(env.ELASTICSEARCH_URL, 60_000);
-const index = indexNames(env.INDEX_PREFIX);
+const index = indexNames(env.INDEX_PREFIX, indexLayout(env));
 
+const ALLOCATION_WAIT = `reindex allocation: waiting until every primary and replica (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s)) is allocated (green) before the swap`;
 const started = Date.now();
 let onProgress: (p: RebuildProgress) => void;
 let finish = () => {};
@@ -32,6 +33,7 @@ if (process.stderr.isTTY) {
     }
     if (p.phase === 'snapshot') bar.update(p.done, { phase: p.phase, rate });
     else bar.update({ phase: p.phase });
+    if (p.phase === 'allocation') console.error(`\n${ALLOCATION_WAIT}`);
   };
   finish = () => bar.stop();
 } else {
@@ -39,6 +41,7 @@ if (process.stderr.isTTY) {
   onProgress = (p) => {
     const now = Date.now();
     if (p.phase === 'snapshot' && now - last < 2000 && p.done < p.total) return;
+    if (p.phase === 'allocation') return console.error(ALLOCATION_WAIT);
     last = now;
     const secs = (now - started) / 1000;
     const rate = Math.round(p.done / Math.max(secs, 0.001));
@@ -52,7 +55,7 @@ try {
   finish();
   console.log(
     `reindex done: ${result.docs} docs into ${result.index} in ${(result.totalMs / 1000).toFixed(1)}s ` +
-      `(${Math.round(result.docs / (result.snapshotMs / 1000))} docs/s snapshot load), ${result.replayedChanges} changes replayed; alias ${index.alias} swapped`,
+      `(${Math.round(result.docs / (result.snapshotMs / 1000))} docs/s snapshot load), ${result.replayedChanges} changes replayed; alias ${index.alias} swapped to it once green (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s))`,
   );
 } catch (err) {
   finish();

@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # Local "real stack" (PostgreSQL + Elasticsearch 9) without Docker.
 #
-#   bash scripts/stack.sh up       start what is missing, print DATABASE_URL / ELASTICSEARCH_URL
+#   bash scripts/stack.sh up       start what is missing (a killed server or node too), print
+#                                  DATABASE_URL / ELASTICSEARCH_URL
 #   bash scripts/stack.sh down     stop what this checkout's .stack/ started
-#   bash scripts/stack.sh status   report what runs (always exits 0)
+#   bash scripts/stack.sh status   report what runs, with the cluster's health (always exits 0)
 #
 # Everything lives in <repo>/.stack/ (git-ignored). Idempotent, needs no stdin (CI).
 # Servers run as the unprivileged system user "mpstack" when invoked as root
 # (postgres refuses root; ES must not run as root), else as the calling user.
 #
-# Knobs (env): DATABASE_URL / ELASTICSEARCH_URL (use an existing server, start none),
+# Knobs (env): DATABASE_URL / ELASTICSEARCH_URL: a URL naming this stack's own server(s) (as
+#   `. .stack/env` exports them) starts them like no URL at all; a URL naming another server uses
+#   it and starts nothing, and fails when it does not answer.
 #   STACK_PG_PORT (54329), STACK_ES_PORT (9209), ES_VERSION (9.2.4, must be 9.x),
-#   STACK_ES_HEAP (1g), STACK_ES_JAVA_HOME (JDK >= 21 to run ES), STACK_USER (mpstack).
+#   STACK_ES_NODES (1; e.g. 3: a cluster of that many master-eligible data nodes, node i on HTTP
+#   port STACK_ES_PORT + 1000 * (i - 1) and transport port HTTP + 20000, outside the 9300-9399
+#   range any other Elasticsearch on the machine takes), STACK_ES_HEAP (1g, 512m per node of a
+#   cluster), STACK_ES_JAVA_HOME (JDK >= 21 to run ES), STACK_USER (mpstack).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,7 +25,8 @@ STACK="$ROOT/.stack"
 PG_PORT="${STACK_PG_PORT:-54329}"
 ES_PORT="${STACK_ES_PORT:-9209}"
 ES_VERSION="${ES_VERSION:-9.2.4}"
-ES_HEAP="${STACK_ES_HEAP:-1g}"
+ES_NODES_SET="${STACK_ES_NODES:-}"
+ES_NODES="${STACK_ES_NODES:-1}"
 SVC_USER="${STACK_USER:-mpstack}"
 PG_DB=marketplace
 
@@ -31,9 +38,68 @@ ES_DIR="$STACK/es"
 ES_HOME="$ES_DIR/elasticsearch-$ES_VERSION"
 ES_PIDFILE="$ES_DIR/es.pid"
 ES_LOG="$ES_DIR/logs/mpstack.log" # <path.logs>/<cluster.name>.log
+CL_DIR="$ES_DIR/cluster"             # a cluster's nodes: node-<i>/{config,data,logs,es.pid}
 
 PG_URL_LOCAL="postgres://postgres@127.0.0.1:$PG_PORT/$PG_DB"
-ES_URL_LOCAL="http://127.0.0.1:$ES_PORT"
+
+# A cluster's node i (1-based): HTTP and transport ports.
+node_http_port() { echo $((ES_PORT + 1000 * ($1 - 1))); }
+node_transport_port() { echo $(($(node_http_port "$1") + 20000)); }
+# This stack's node URLs for a node count, comma-separated (what ELASTICSEARCH_URL takes).
+es_local_urls() {
+  local n="$1" i out=""
+  for ((i = 1; i <= n; i++)); do out="${out:+$out,}http://127.0.0.1:$(node_http_port "$i")"; done
+  echo "$out"
+}
+ES_URL_LOCAL="http://127.0.0.1:$ES_PORT" # the single node, or node-1 of a cluster
+
+# "host:port" of each URL of a comma-separated list (localhost read as 127.0.0.1).
+url_hostports() {
+  local u default="$2"
+  for u in ${1//,/ }; do
+    u="${u#*://}"
+    u="${u%%/*}"
+    u="${u%%\?*}"
+    u="${u##*@}"
+    case "$u" in localhost | localhost:*) u="127.0.0.1${u#localhost}" ;; esac
+    [[ "$u" == *:* ]] || u="$u:$default"
+    echo "$u"
+  done
+}
+
+# Every node of a URL list is one of this stack's nodes for a node count.
+es_url_within() { # urls n
+  local want hp
+  want=" $(url_hostports "$(es_local_urls "$2")" 9200 | tr '\n' ' ')"
+  for hp in $(url_hostports "$1" 9200); do [[ "$want" == *" $hp "* ]] || return 1; done
+}
+
+# Some node of a URL list answers cluster health.
+es_url_answers() {
+  local u
+  for u in ${1//,/ }; do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 3 "${u%/}/_cluster/health" || true)" = 200 ] && return 0
+  done
+  return 1
+}
+
+# The node count: STACK_ES_NODES, else the count whose layout ELASTICSEARCH_URL names exactly (so
+# `. .stack/env && npm run stack:up` brings back the cluster the env file was written for), else 1.
+resolve_es_nodes() {
+  if [ -z "$ES_NODES_SET" ] && [ -n "${ELASTICSEARCH_URL:-}" ]; then
+    local k n
+    n="$(url_hostports "$ELASTICSEARCH_URL" 9200 | wc -l)"
+    for ((k = 1; k <= 9; k++)); do
+      if [ "$k" = "$n" ] && es_url_within "$ELASTICSEARCH_URL" "$k"; then ES_NODES="$k"; fi
+    done
+  fi
+  [[ "$ES_NODES" =~ ^[1-9]$ ]] || die "STACK_ES_NODES must be 1 to 9, got '$ES_NODES'"
+  if [ "$ES_NODES" -gt 1 ]; then ES_HEAP="${STACK_ES_HEAP:-512m}"; else ES_HEAP="${STACK_ES_HEAP:-1g}"; fi
+  ES_URLS_LOCAL="$(es_local_urls "$ES_NODES")"
+}
+
+# A TCP connection to host port opens within 3 s.
+tcp_answers() { timeout 3 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null; }
 
 IS_ROOT=0
 [ "$(id -u)" -eq 0 ] && IS_ROOT=1
@@ -198,13 +264,25 @@ pg_ensure_db() {
   fi
 }
 
+# DATABASE_URL names this stack's server (host 127.0.0.1 or localhost, port STACK_PG_PORT).
+pg_url_is_ours() { [ "$(url_hostports "$1" 5432)" = "127.0.0.1:$PG_PORT" ]; }
+
 pg_up() {
-  if [ -n "${DATABASE_URL:-}" ]; then
-    log "DATABASE_URL is set; not starting PostgreSQL ($DATABASE_URL)"
-    PG_URL="$DATABASE_URL"
-    return 0
-  fi
   PG_URL="$PG_URL_LOCAL"
+  if [ -n "${DATABASE_URL:-}" ]; then
+    local hp
+    hp="$(url_hostports "$DATABASE_URL" 5432)"
+    if pg_url_is_ours "$DATABASE_URL"; then
+      log "DATABASE_URL names this stack's PostgreSQL ($hp): starting it if it is not running"
+      PG_URL="$DATABASE_URL"
+    elif tcp_answers "${hp%:*}" "${hp##*:}"; then
+      log "DATABASE_URL is set; not starting PostgreSQL ($DATABASE_URL)"
+      PG_URL="$DATABASE_URL"
+      return 0
+    else
+      die "DATABASE_URL names $hp, which does not answer, and it is not this stack's PostgreSQL (127.0.0.1:$PG_PORT, STACK_PG_PORT): start that server, or unset DATABASE_URL so that stack:up starts this stack's own"
+    fi
+  fi
   local bin
   bin="$(pg_bindir)"
   if [ -z "$bin" ]; then
@@ -322,7 +400,7 @@ es_healthy() {
 
 # The integ-test zip lacks the rest-root module, so GET / may 405; fall back to _nodes.
 es_version() {
-  local url="$ES_URL_LOCAL" v
+  local url="${1:-$ES_URL_LOCAL}" v
   v="$(curl -s --max-time 3 "$url/" | grep -o '"number" *: *"[^"]*"' | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/' || true)"
   [ -n "$v" ] || v="$(curl -s --max-time 3 "$url/_nodes/_local?filter_path=nodes.*.version" |
     grep -o '"version":"[^"]*"' | head -n 1 | sed 's/.*"\([^"]*\)"$/\1/' || true)"
@@ -354,35 +432,72 @@ es_fetch() {
   return 0
 }
 
-es_write_conf() {
-  # Only settings known to the integ-test zip's few modules; unknown settings (e.g. xpack.ml.*,
-  # ingest.geoip.*) would make ES refuse to start.
-  cat >"$ES_HOME/config/elasticsearch.yml" <<EOF
+# The settings every node of this stack shares: a data dir, a log dir (args), loopback. Only
+# settings known to the integ-test zip's few modules; unknown settings (e.g. xpack.ml.*,
+# ingest.geoip.*) would make ES refuse to start.
+es_common_conf() {
+  cat <<EOF
 # written by scripts/stack.sh on every start; edit the script, not this file
 cluster.name: mpstack
-node.name: node-1
-discovery.type: single-node
 network.host: 127.0.0.1
-http.port: $ES_PORT
-path.data: $ES_DIR/data
-path.logs: $ES_DIR/logs
+path.data: $1
+path.logs: $2
 xpack.security.enabled: false
 cluster.routing.allocation.disk.threshold_enabled: false
 action.destructive_requires_name: false
 EOF
+}
+
+es_write_conf() {
+  {
+    es_common_conf "$ES_DIR/data" "$ES_DIR/logs"
+    echo "node.name: node-1"
+    echo "discovery.type: single-node"
+    echo "http.port: $ES_PORT"
+  } >"$ES_HOME/config/elasticsearch.yml"
   [ "$IS_ROOT" = 1 ] && chown "$SVC_USER:" "$ES_HOME/config/elasticsearch.yml"
   return 0
 }
 
-es_up() {
-  if [ -n "${ELASTICSEARCH_URL:-}" ]; then
-    log "ELASTICSEARCH_URL is set; not starting Elasticsearch ($ELASTICSEARCH_URL)"
-    ES_URL="$ELASTICSEARCH_URL"
-    return 0
+es_jdk() {
+  local jdk
+  jdk="$(pick_jdk)"
+  if [ -z "$jdk" ]; then
+    log "no JDK >= 21 in /usr/lib/jvm; trying apt"
+    apt_install openjdk-21-jdk-headless || apt_install openjdk-25-jdk-headless || true
+    jdk="$(pick_jdk)"
   fi
-  ES_URL="$ES_URL_LOCAL"
-  [[ "$ES_VERSION" =~ ^9\.[0-9]+\.[0-9]+$ ]] || die "ES_VERSION must be 9.x.y (the @elastic/elasticsearch v9 client), got $ES_VERSION"
+  if [ -z "$jdk" ] || [ ! -x "$jdk/bin/java" ]; then
+    die "Elasticsearch 9 needs a JDK >= 21: install one under /usr/lib/jvm (e.g. Temurin 21/25) or set STACK_ES_JAVA_HOME"
+  fi
+  echo "$jdk"
+}
 
+es_up() {
+  ES_URL="$ES_URLS_LOCAL"
+  if [ -n "${ELASTICSEARCH_URL:-}" ]; then
+    if es_url_within "$ELASTICSEARCH_URL" "$ES_NODES"; then
+      log "ELASTICSEARCH_URL names this stack's Elasticsearch ($ELASTICSEARCH_URL): starting whatever of it is not running"
+    elif es_url_answers "$ELASTICSEARCH_URL"; then
+      log "ELASTICSEARCH_URL is set; not starting Elasticsearch ($ELASTICSEARCH_URL)"
+      ES_URL="$ELASTICSEARCH_URL"
+      return 0
+    else
+      die "ELASTICSEARCH_URL=$ELASTICSEARCH_URL does not answer, and it is not this stack's Elasticsearch ($ES_URLS_LOCAL with STACK_ES_PORT=$ES_PORT, STACK_ES_NODES=$ES_NODES): start that server, or unset ELASTICSEARCH_URL so that stack:up starts this stack's own"
+    fi
+  fi
+  [[ "$ES_VERSION" =~ ^9\.[0-9]+\.[0-9]+$ ]] || die "ES_VERSION must be 9.x.y (the @elastic/elasticsearch v9 client), got $ES_VERSION"
+  if [ "$ES_NODES" -gt 1 ]; then es_cluster_up; else es_single_up; fi
+  local v
+  v="$(es_version "${ES_URL%%,*}")"
+  [[ "$v" == 9.* ]] || log "WARNING: Elasticsearch on $ES_URL reports version '$v', not 9.x"
+}
+
+es_single_up() {
+  if cluster_any_running; then
+    log "stopping this .stack's Elasticsearch cluster (STACK_ES_NODES is 1)"
+    cluster_down
+  fi
   local started=0
   if es_ours_running; then
     log "Elasticsearch already running (pid $(es_pid))"
@@ -390,15 +505,7 @@ es_up() {
     log "note: an Elasticsearch not started from $STACK already answers on $ES_URL_LOCAL; reusing it"
   else
     local jdk
-    jdk="$(pick_jdk)"
-    if [ -z "$jdk" ]; then
-      log "no JDK >= 21 in /usr/lib/jvm; trying apt"
-      apt_install openjdk-21-jdk-headless || apt_install openjdk-25-jdk-headless || true
-      jdk="$(pick_jdk)"
-    fi
-    if [ -z "$jdk" ] || [ ! -x "$jdk/bin/java" ]; then
-      die "Elasticsearch 9 needs a JDK >= 21: install one under /usr/lib/jvm (e.g. Temurin 21/25) or set STACK_ES_JAVA_HOME"
-    fi
+    jdk="$(es_jdk)"
     es_fetch
     es_write_conf
     rm -f "$ES_PIDFILE" # stale after a crash/reboot
@@ -428,14 +535,10 @@ es_up() {
     fi
     sleep 1
   done
-  local v
-  v="$(es_version)"
-  [[ "$v" == 9.* ]] || log "WARNING: Elasticsearch on $ES_URL_LOCAL reports version '$v', not 9.x"
 }
 
-es_down() {
+es_single_down() {
   if ! es_ours_running; then
-    log "Elasticsearch: not running from $STACK"
     rm -f "$ES_PIDFILE"
     return 0
   fi
@@ -455,13 +558,213 @@ es_down() {
   rm -f "$ES_PIDFILE"
 }
 
+# ---------------------------------------------- Elasticsearch: a cluster ---
+# STACK_ES_NODES > 1: that many master-eligible data nodes, each with its own config (ES_PATH_CONF),
+# data, logs and pid file under .stack/es/cluster/node-<i>, sharing the unpacked home.
+
+node_dir() { echo "$CL_DIR/node-$1"; }
+node_pid() { cat "$(node_dir "$1")/es.pid" 2>/dev/null || true; }
+node_url() { echo "http://127.0.0.1:$(node_http_port "$1")"; }
+
+# Running from *this* .stack: a live pid from the node's pidfile, started with the node's config
+# (ES_PATH_CONF; the server's command line names only the shared home).
+node_running() {
+  local pid
+  pid="$(node_pid "$1")"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qxF -- "ES_PATH_CONF=$(node_dir "$1")/config"
+}
+
+# The node numbers this .stack has a directory for, whatever STACK_ES_NODES says now.
+cluster_known_nodes() {
+  local d
+  for d in "$CL_DIR"/node-*/; do
+    [ -d "$d" ] && basename "$d" | sed 's/^node-//'
+  done | sort -n
+}
+
+cluster_any_running() {
+  local i
+  for i in $(cluster_known_nodes); do node_running "$i" && return 0; done
+  return 1
+}
+
+# Any HTTP answer at all (000: nothing listens).
+http_code() { curl -s -o /dev/null -w '%{http_code}' --max-time 3 "$1" || true; }
+
+# Cluster health (with a query string) from the first of this cluster's nodes that answers 200.
+cluster_health() {
+  local i body
+  for ((i = 1; i <= ES_NODES; i++)); do
+    body="$(curl -s -f --max-time 8 "$(node_url "$i")/_cluster/health?$1" || true)"
+    [ -n "$body" ] && echo "$body" && return 0
+  done
+  return 1
+}
+
+node_write_conf() { # i n
+  local d seeds="" masters="" k
+  d="$(node_dir "$1")"
+  mkdir -p "$d/config" "$d/data" "$d/logs"
+  [ -f "$d/config/jvm.options" ] || cp -r "$ES_HOME/config/." "$d/config/"
+  for ((k = 1; k <= $2; k++)); do
+    seeds="${seeds:+$seeds, }\"127.0.0.1:$(node_transport_port "$k")\""
+    masters="${masters:+$masters, }\"node-$k\""
+  done
+  {
+    es_common_conf "$d/data" "$d/logs"
+    echo "node.name: node-$1"
+    echo "http.port: $(node_http_port "$1")"
+    echo "transport.port: $(node_transport_port "$1")"
+    echo "discovery.seed_hosts: [$seeds]"
+  } >"$d/config/elasticsearch.yml"
+  # Only to bootstrap a new cluster: once it has formed, a restarted node rejoins it from its data.
+  [ -f "$CL_DIR/formed" ] || echo "cluster.initial_master_nodes: [$masters]" >>"$d/config/elasticsearch.yml"
+  [ "$IS_ROOT" = 1 ] && chown -R "$SVC_USER:" "$d"
+  return 0
+}
+
+node_launch() { # i jdk
+  local d
+  d="$(node_dir "$1")"
+  rm -f "$d/es.pid"
+  (cd "$ES_HOME" && as_svc env -u JAVA_HOME ES_JAVA_HOME="$2" ES_PATH_CONF="$d/config" \
+    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP" \
+    bin/elasticsearch -d -p "$d/es.pid") </dev/null >"$d/startup.log" 2>&1 9>&-
+}
+
+es_cluster_up() {
+  local n="$ES_NODES" i
+  if es_ours_running; then
+    log "stopping this .stack's single-node Elasticsearch (STACK_ES_NODES is $n)"
+    es_single_down
+  fi
+  if [ -f "$CL_DIR/nodes" ] && [ "$(cat "$CL_DIR/nodes")" != "$n" ]; then
+    die "$CL_DIR holds a cluster of $(cat "$CL_DIR/nodes") nodes, not $n: stop it (stack:down) and remove $CL_DIR to start a new one"
+  fi
+  local jdk
+  jdk="$(es_jdk)"
+  es_fetch
+  mkdir -p "$CL_DIR"
+  echo "$n" >"$CL_DIR/nodes"
+  [ "$IS_ROOT" = 1 ] && chown "$SVC_USER:" "$CL_DIR"
+  local launching=() started=() rc=0 p
+  for ((i = 1; i <= n; i++)); do
+    if node_running "$i"; then
+      log "node-$i already running (pid $(node_pid "$i"), $(node_url "$i"))"
+      continue
+    fi
+    [ "$(http_code "$(node_url "$i")/")" = 000 ] ||
+      die "port $(node_http_port "$i") of node-$i answers, but not from $STACK: free it or choose another STACK_ES_PORT"
+    node_write_conf "$i" "$n"
+    log "starting node-$i of $n on $(node_url "$i") (transport 127.0.0.1:$(node_transport_port "$i"), heap $ES_HEAP)"
+    # Side by side: a node of a new cluster waits for the others before a master is elected.
+    node_launch "$i" "$jdk" &
+    launching+=($!)
+    started+=("$i")
+  done
+  for p in "${launching[@]}"; do wait "$p" || rc=1; done
+  if [ "$rc" != 0 ]; then
+    for i in "${started[@]}"; do
+      tail_log "$(node_dir "$i")/startup.log" 10
+      tail_log "$(node_dir "$i")/logs/mpstack.log" 20
+    done
+    die "an Elasticsearch node did not start"
+  fi
+
+  local deadline=$((SECONDS + 180)) body=""
+  until body="$(cluster_health "wait_for_nodes=$n&wait_for_status=yellow&timeout=1s")" &&
+    [[ "$body" =~ \"timed_out\":false ]]; do
+    for i in "${started[@]}"; do
+      if ! node_running "$i"; then
+        tail_log "$(node_dir "$i")/logs/mpstack.log"
+        die "node-$i exited during startup"
+      fi
+    done
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      for i in "${started[@]}"; do tail_log "$(node_dir "$i")/logs/mpstack.log" 20; done
+      die "the $n-node cluster did not form (every node joined, yellow) within 180 s"
+    fi
+    sleep 1
+  done
+  touch "$CL_DIR/formed"
+  # Replicas of existing indices may still be recovering onto a restarted node: wait a while for green.
+  body="$(cluster_health "wait_for_status=green&timeout=60s" || true)"
+  if [[ "$body" =~ \"status\":\"green\" ]]; then
+    log "cluster green: $n nodes"
+  else
+    log "WARNING: the cluster is not green after 60 s:"
+    cluster_report "$ES_URLS_LOCAL" >&2
+  fi
+}
+
+cluster_down() {
+  local i pid pids=()
+  for i in $(cluster_known_nodes); do
+    if node_running "$i"; then
+      pid="$(node_pid "$i")"
+      log "stopping node-$i (pid $pid)"
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid")
+    fi
+  done
+  local deadline=$((SECONDS + 60))
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "node pid $pid did not stop in 60 s; killing it"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
+# Health, nodes and unassigned shard copies, as the first answering node of `urls` sees them.
+cluster_report() { # urls
+  local u health="" shards status total unassigned
+  for u in ${1//,/ }; do
+    health="$(curl -s -f --max-time 5 "$u/_cat/health?h=status,node.total,unassign" || true)"
+    [ -n "$health" ] && break
+  done
+  if [ -z "$health" ]; then
+    echo "  cluster:     no node answers"
+    return 0
+  fi
+  read -r status total unassigned <<<"$health"
+  echo "  cluster:     $status, $total node(s), $unassigned unassigned shard cop(y/ies)"
+  curl -s --max-time 5 "$u/_cat/nodes?h=name,http_address,node.role,master,heap.percent&s=name" |
+    awk '{ printf "  node:        %-8s %-22s roles %-8s %-6s heap %s%%\n", $1, $2, $3, ($4 == "*" ? "master" : ""), $5 }'
+  shards="$(curl -s --max-time 5 "$u/_cat/shards?h=index,shard,prirep,state,unassigned.reason" | awk '$4 == "UNASSIGNED"' || true)"
+  if [ -n "$shards" ]; then
+    echo "$shards" | head -n 20 | awk '{ printf "  unassigned:  %s [%s] %s (%s)\n", $1, $2, ($3 == "p" ? "primary" : "replica"), $5 }'
+  fi
+  return 0
+}
+
+es_down() {
+  if ! es_ours_running && ! cluster_any_running; then log "Elasticsearch: not running from $STACK"; fi
+  es_single_down
+  cluster_down
+}
+
 es_status() {
+  local i any=0
+  for i in $(cluster_known_nodes); do
+    any=1
+    if node_running "$i"; then
+      echo "elasticsearch: node-$i  running  pid $(node_pid "$i")  $(node_url "$i")"
+    else
+      echo "elasticsearch: node-$i  stopped  (would be $(node_url "$i"))"
+    fi
+  done
+  [ "$any" = 0 ] || cluster_report "$(es_local_urls "$(cat "$CL_DIR/nodes" 2>/dev/null || echo "$ES_NODES")")"
   if es_ours_running; then
     echo "elasticsearch: running  pid $(es_pid)  version $(es_version)  $ES_URL_LOCAL"
-  elif es_answers; then
+    cluster_report "$ES_URL_LOCAL"
+  elif [ "$any" = 0 ] && es_answers; then
     echo "elasticsearch: running  (not from this .stack)  version $(es_version)  $ES_URL_LOCAL"
-  else
-    echo "elasticsearch: stopped  (would be $ES_URL_LOCAL)"
+    cluster_report "$ES_URL_LOCAL"
+  elif [ "$any" = 0 ]; then
+    echo "elasticsearch: stopped  (would be $ES_URLS_LOCAL)"
   fi
   if [ -n "${ELASTICSEARCH_URL:-}" ]; then echo "               note: ELASTICSEARCH_URL is set in this env: $ELASTICSEARCH_URL"; fi
 }
@@ -479,7 +782,8 @@ cmd_up() {
   lock
   PG_URL=""
   ES_URL=""
-  if [ -z "${DATABASE_URL:-}" ] || [ -z "${ELASTICSEARCH_URL:-}" ]; then
+  if [ -z "${DATABASE_URL:-}" ] || pg_url_is_ours "$DATABASE_URL" ||
+    [ -z "${ELASTICSEARCH_URL:-}" ] || es_url_within "$ELASTICSEARCH_URL" "$ES_NODES"; then
     ensure_user
     ensure_dirs
     ensure_traversal
@@ -526,6 +830,7 @@ cmd_status() {
   return 0
 }
 
+resolve_es_nodes
 case "${1:-}" in
 up) cmd_up ;;
 down) cmd_down ;;

@@ -1,5 +1,5 @@
 import type { Infra } from './config/infra.js';
-import { TokenBucketLimiter } from './lib/rate-limiter.js';
+import { sharedLimiter, TokenBucketLimiter, type SharedLimiter } from './lib/rate-limiter.js';
 import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
 import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
 import type { DegradedOverrides } from './search/degraded/options.js';
@@ -17,10 +17,11 @@ export interface Services {
   /** Keeps the warm set (landing grid, single-filter grids) in the last-good cache while healthy. */
   warmer: Warmer;
   /**
-   * One budget per process: per API key on seller routes, per client address on public routes, and
-   * per client address before seller authentication (every request, and failed authentications).
+   * Shared by every API process on the same PostgreSQL: per API key on seller routes, and failed
+   * authentications per client address. One budget per process: per client address on public
+   * routes and on seller routes before authentication (no round trip on those: README, "Scaling out").
    */
-  rateLimits: { seller: TokenBucketLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: TokenBucketLimiter };
+  rateLimits: { seller: SharedLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: SharedLimiter };
   /** Listing writes in flight per seller id (the per-seller write cap). */
   writesInFlight: Map<number, number>;
   /** Stops the timers (warmer, cluster watcher); resolves when a running warm pass has stopped. */
@@ -32,11 +33,15 @@ export interface ServiceOverrides {
   buyer?: BuyerServiceOptions;
   /** The warmer's settings (default: the DEGRADED_WARM_* environment). */
   warm?: Partial<WarmerOptions>;
+  /** `memory`: the per-key and failed-authentication budgets stay in this process (the rate-limit bench's baseline). */
+  rateLimitStore?: 'postgres' | 'memory';
 }
 
 export function createServices(infra: Infra, overrides: ServiceOverrides = {}): Services {
   const degraded = createDegradedMode(infra, overrides.degraded);
   const { env } = infra;
+  // The small pool of key lookups: a seller's burst of writes holding the main pool cannot starve it.
+  const store = overrides.rateLimitStore === 'memory' ? null : (infra.authPool ?? infra.pool);
   const warmer = createWarmer(infra, degraded, {
     enabled: env.DEGRADED_WARM_ENABLED,
     intervalMs: env.DEGRADED_WARM_INTERVAL_MS,
@@ -50,10 +55,10 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     buyer: createBuyerService(infra, degraded, overrides.buyer),
     warmer,
     rateLimits: {
-      seller: new TokenBucketLimiter(infra.env.RATE_LIMIT_SELLER_PER_MIN),
-      public: new TokenBucketLimiter(infra.env.RATE_LIMIT_PUBLIC_PER_MIN),
-      sellerAddress: new TokenBucketLimiter(infra.env.RATE_LIMIT_SELLER_ADDRESS_PER_MIN),
-      authFailures: new TokenBucketLimiter(infra.env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
+      seller: sharedLimiter(store, 'seller', env.RATE_LIMIT_SELLER_PER_MIN),
+      public: new TokenBucketLimiter(env.RATE_LIMIT_PUBLIC_PER_MIN),
+      sellerAddress: new TokenBucketLimiter(env.RATE_LIMIT_SELLER_ADDRESS_PER_MIN),
+      authFailures: sharedLimiter(store, 'auth-failures', env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
     },
     writesInFlight: new Map(),
     stop: async () => {

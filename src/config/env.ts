@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { esNodeUrls } from '../es/client.js';
 
 /** Public, in the repository: fine for development and tests, refused in production. */
 export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
@@ -8,7 +9,21 @@ export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
 const envSchema = z
   .object({
     DATABASE_URL: z.string().min(1).default('postgres://postgres@127.0.0.1:54329/marketplace'),
-    ELASTICSEARCH_URL: z.string().url().default('http://127.0.0.1:9209'),
+    /** One node, or the comma-separated nodes of a cluster (the client's node pool). */
+    ELASTICSEARCH_URL: z
+      .string()
+      .default('http://127.0.0.1:9209')
+      .superRefine((value, ctx) => {
+        const nodes = esNodeUrls(value);
+        if (nodes.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one node URL (http://host:port), comma-separated for a cluster' });
+        for (const node of nodes) {
+          if (!isNodeUrl(node)) ctx.addIssue({ code: 'custom', message: `'${node}' is not a node URL (http://host:port or https://host:port)` });
+        }
+      }),
+    /** Primary shards of a new index (a rebuild applies it; the live index keeps what it was built with). */
+    INDEX_SHARDS: z.coerce.number().int().min(1, 'at least 1').max(1024, 'at most 1024').default(1),
+    /** Replicas of each shard of a new index: 0 on one node; at most nodes - 1, or the rebuild stops before the swap. */
+    INDEX_REPLICAS: z.coerce.number().int().min(0, 'at least 0').default(0),
     INDEX_PREFIX: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
@@ -103,6 +118,15 @@ const envSchema = z
       });
     }
   });
+
+function isNodeUrl(node: string): boolean {
+  try {
+    const u = new URL(node);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
 
 export type Env = z.infer<typeof envSchema>;
 

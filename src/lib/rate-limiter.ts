@@ -1,8 +1,13 @@
-// A token bucket per key, pure (the caller passes the clock), so it is unit-tested without timers.
-// Each key holds up to `perMinute` tokens and regains them continuously at perMinute / 60 s; a
-// request takes one. A steady client gets exactly `perMinute` requests a minute, and a client that
-// was idle may burst up to `perMinute` at once. State lives in this process: with several API
-// processes each enforces the limit on its own (documented; a shared store is future work).
+import type pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+
+// Two kinds of request budget:
+// - TokenBucketLimiter: per process, pure (the caller passes the clock), so it is unit-tested
+//   without timers. Each key holds up to `perMinute` tokens and regains them continuously at
+//   perMinute / 60 s; a request takes one. With several API processes each enforces it on its own:
+//   the per-address limits, which must cost no round trip (README, "Scaling out").
+// - SharedLimiter: one budget per key for every API process, kept in PostgreSQL by
+//   rate-limiter-flexible (a fixed window of a minute per key, started by its first request).
 
 export interface TakeResult {
   allowed: boolean;
@@ -50,15 +55,6 @@ export class TokenBucketLimiter {
     return result;
   }
 
-  /** Whether `take` would allow a request now, without taking a token. */
-  peek(key: string, now: number): TakeResult {
-    const prev = this.buckets.get(key);
-    const tokens = prev ? Math.min(this.perMinute, prev.tokens + Math.max(0, now - prev.at) * this.perMs) : this.perMinute;
-    return tokens >= 1
-      ? { allowed: true, remaining: Math.floor(tokens), retryAfterMs: 0 }
-      : { allowed: false, remaining: 0, retryAfterMs: Math.ceil((1 - tokens) / this.perMs) };
-  }
-
   /** Number of keys currently tracked (for tests and metrics). */
   get size(): number {
     return this.buckets.size;
@@ -82,4 +78,69 @@ export class TokenBucketLimiter {
 /** Retry-After header value: whole seconds, at least 1. */
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/**
+ * A per-minute budget per key shared by every API process on the same PostgreSQL (table
+ * `rate_limits`). A key this process has seen spend its budget is refused from memory until its
+ * window ends, so a blocked key costs no round trip; when PostgreSQL errors, the process falls back
+ * to a budget of its own rather than failing the request.
+ */
+export interface SharedLimiter {
+  readonly perMinute: number;
+  /** Takes one request from the key's budget (one round trip, unless the key is blocked here). */
+  take(key: string): Promise<TakeResult>;
+  /** Refused without a round trip: this process already saw the key spend its budget. */
+  blockedHere(key: string): TakeResult | null;
+}
+
+/** `pool` null: the budget of this process alone (tests and benches that compare the two). */
+export function sharedLimiter(pool: pg.Pool | null, name: string, perMinute: number): SharedLimiter {
+  if (!(perMinute > 0)) throw new Error('perMinute must be positive');
+  const own = new RateLimiterMemory({ keyPrefix: name, points: perMinute, duration: 60 });
+  const limiter = pool
+    ? new RateLimiterPostgres({
+        storeClient: pool,
+        storeType: 'pool',
+        tableName: 'rate_limits',
+        tableCreated: true, // the migration made it
+        keyPrefix: name,
+        points: perMinute,
+        duration: 60,
+        inMemoryBlockOnConsumed: perMinute,
+        insuranceLimiter: own,
+      })
+    : own;
+  const refused = (msBeforeNext: number): TakeResult => ({ allowed: false, remaining: 0, retryAfterMs: Math.max(1, msBeforeNext) });
+  // Keys this process saw spend their budget, until their window ends (the store's in-memory block
+  // does the same for take(); this answers the question without taking a point).
+  const spent = new Map<string, number>();
+  const spentUntil = (key: string, ms: number) => {
+    const now = Date.now();
+    if (spent.size > 10_000) for (const [k, until] of spent) if (until <= now) spent.delete(k);
+    spent.set(key, now + ms);
+  };
+  return {
+    perMinute,
+    take: async (key) => {
+      try {
+        const r = await limiter.consume(key);
+        if (r.remainingPoints === 0) spentUntil(key, r.msBeforeNext);
+        return { allowed: true, remaining: r.remainingPoints, retryAfterMs: 0 };
+      } catch (err) {
+        if (!(err instanceof RateLimiterRes)) throw err;
+        spentUntil(key, err.msBeforeNext);
+        return refused(err.msBeforeNext);
+      }
+    },
+    blockedHere: (key) => {
+      const until = spent.get(key);
+      if (until === undefined) return null;
+      if (until <= Date.now()) {
+        spent.delete(key);
+        return null;
+      }
+      return refused(until - Date.now());
+    },
+  };
 }

@@ -6,16 +6,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-// A throwaway single-node Elasticsearch for tests that must stop the cluster (Degraded Mode):
-// never the shared one. The distribution is found where scripts/stack.sh keeps it
+// Throwaway Elasticsearch nodes for tests that must stop them (Degraded Mode, node loss): never
+// the shared one. The distribution is found where scripts/stack.sh keeps it
 // (.stack/es/elasticsearch-<v>/ unpacked, or .stack/dist/elasticsearch-<v>.zip), else in the
-// scratch copy under /tmp/esdl; it is copied into a fresh temp dir owned by the unprivileged
-// service user (ES refuses to run as root), with its own ports, data and logs.
+// scratch copy under /tmp/esdl; each node gets a copy in a fresh temp dir owned by the
+// unprivileged service user (ES refuses to run as root), with its own ports, data and logs, bound
+// to loopback. Transport ports are explicit (95xx, 97xx for clusters), outside the 9300-9399 range
+// other nodes on the machine take by default, so a cluster's nodes never discover a stranger.
 //
-//   const node = await startEsNode();   node.url → http://127.0.0.1:94xx
-//   await node.kill();                  SIGKILL, as a crash
-//   await node.restart();               same data and port
-//   await node.destroy();               kill + remove the temp dir
+//   const node = await startEsNode();          node.url → http://127.0.0.1:94xx
+//   await node.kill();                         SIGKILL, as a crash
+//   await node.restart();                      same data and port
+//   await node.destroy();                      kill + remove the temp dir
+//   const cluster = await startEsCluster(3);   three master-eligible data nodes, cluster.url lists all
+//   await cluster.nodes[1].stop();             SIGTERM, as a rolling restart does; .start() brings it back
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -85,29 +89,51 @@ async function portFree(port: number): Promise<boolean> {
   });
 }
 
-async function pickPort(base: number): Promise<number> {
+/** A free loopback port in base..base+99 not already in `taken` (which it joins). */
+export async function pickPort(base: number, taken: Set<number> = new Set()): Promise<number> {
   for (let i = 0; i < 50; i++) {
     const p = base + Math.floor(Math.random() * 100);
-    if (await portFree(p)) return p;
+    if (!taken.has(p) && (await portFree(p))) {
+      taken.add(p);
+      return p;
+    }
   }
   throw new Error(`no free port in ${base}..${base + 99}`);
 }
 
 export interface EsNode {
   url: string;
+  name: string;
   httpPort: number;
   dir: string;
   pid(): number | null;
   /** SIGKILL, as a crash; resolves when the process is gone. */
   kill(): Promise<void>;
-  /** Starts again on the same port and data; resolves when the cluster answers. */
+  /** SIGTERM, as an orderly shutdown; resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** Starts a stopped node on the same port and data; resolves when it answers (has joined its cluster). */
+  start(): Promise<void>;
+  /** kill() then start(). */
   restart(): Promise<void>;
   destroy(): Promise<void>;
 }
 
+export interface EsCluster {
+  /** Every node, comma-separated: what ELASTICSEARCH_URL takes. */
+  url: string;
+  nodes: EsNode[];
+  destroy(): Promise<void>;
+}
+
+interface NodeOptions {
+  heap?: string;
+  startTimeoutMs?: number;
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid still exists. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -116,9 +142,9 @@ function alive(pid: number): boolean {
   }
 }
 
-export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number } = {}): Promise<EsNode> {
+/** A copy of the distribution in a fresh temp dir (config still to write). */
+function unpackedHome(): { dir: string; home: string } {
   const dist = findDistribution();
-  const jdk = findJdk();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'es-node-'));
   const home = path.join(dir, 'home');
   if ('home' in dist) {
@@ -132,18 +158,31 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
     execFileSync('unzip', ['-q', dist.zip, '-d', dir]);
     execFileSync('mv', [path.join(dir, `elasticsearch-${ES_VERSION}`), home]);
   }
-  const httpPort = await pickPort(9400);
-  const transportPort = await pickPort(9500);
+  return { dir, home };
+}
+
+interface NodeConfig {
+  clusterName: string;
+  nodeName: string;
+  httpPort: number;
+  transportPort: number;
+  /** The discovery lines: single-node, or seed hosts and the initial masters of a cluster. */
+  discovery: string[];
+}
+
+/** Prepares one node (its own copy, config, ports) and returns its controls; nothing is started yet. */
+function prepareNode(cfg: NodeConfig, opts: NodeOptions, jdk: string): EsNode {
+  const { dir, home } = unpackedHome();
   writeFileSync(
     path.join(home, 'config/elasticsearch.yml'),
     [
       '# written by test/support/es-node.ts',
-      `cluster.name: es-node-${path.basename(dir)}`,
-      'node.name: node-1',
-      'discovery.type: single-node',
+      `cluster.name: ${cfg.clusterName}`,
+      `node.name: ${cfg.nodeName}`,
+      ...cfg.discovery,
       'network.host: 127.0.0.1',
-      `http.port: ${httpPort}`,
-      `transport.port: ${transportPort}`,
+      `http.port: ${cfg.httpPort}`,
+      `transport.port: ${cfg.transportPort}`,
       `path.data: ${path.join(dir, 'data')}`,
       `path.logs: ${path.join(dir, 'logs')}`,
       'xpack.security.enabled: false',
@@ -154,7 +193,7 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
   );
   if (isRoot) execFileSync('chown', ['-R', `${SVC_USER}:`, dir]);
   const pidFile = path.join(dir, 'es.pid');
-  const url = `http://127.0.0.1:${httpPort}`;
+  const url = `http://127.0.0.1:${cfg.httpPort}`;
   const heap = opts.heap ?? '512m';
   const startTimeoutMs = opts.startTimeoutMs ?? 120_000;
 
@@ -167,7 +206,19 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
     }
   };
 
-  async function start(): Promise<void> {
+  function logTail(): string {
+    try {
+      return readFileSync(path.join(dir, 'logs', `${cfg.clusterName}.log`), 'utf8')
+        .split('\n')
+        .slice(-30)
+        .join('\n');
+    } catch {
+      return '';
+    }
+  }
+
+  /** Launches the daemon (returns once the JVM has started; joining a cluster comes after). */
+  async function launch(): Promise<void> {
     rmSync(pidFile, { force: true });
     const env: NodeJS.ProcessEnv = { ...process.env, ES_JAVA_HOME: jdk, ES_JAVA_OPTS: `-Xms${heap} -Xmx${heap}` };
     delete env.JAVA_HOME;
@@ -181,8 +232,12 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
     try {
       await run(cmd as string, args as string[], { cwd: home, env, timeout: startTimeoutMs });
     } catch (err) {
-      throw new Error(`Elasticsearch did not start: ${(err as Error).message}\n${logTail()}`);
+      throw new Error(`Elasticsearch ${cfg.nodeName} did not start: ${(err as Error).message}\n${logTail()}`);
     }
+  }
+
+  /** Resolves when the node answers cluster health (so it has a master: it has joined its cluster). */
+  async function ready(): Promise<void> {
     const deadline = Date.now() + startTimeoutMs;
     for (;;) {
       try {
@@ -192,36 +247,36 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
         // not up yet
       }
       const pid = readPid();
-      if (pid !== null && !alive(pid)) throw new Error(`Elasticsearch exited during startup\n${logTail()}`);
-      if (Date.now() > deadline) throw new Error(`Elasticsearch did not answer within ${startTimeoutMs} ms\n${logTail()}`);
+      if (pid !== null && !alive(pid)) throw new Error(`Elasticsearch ${cfg.nodeName} exited during startup\n${logTail()}`);
+      if (Date.now() > deadline) throw new Error(`Elasticsearch ${cfg.nodeName} did not answer within ${startTimeoutMs} ms\n${logTail()}`);
       await sleep(250);
     }
   }
 
-  function logTail(): string {
-    try {
-      const logs = path.join(dir, 'logs');
-      const file = readdirSync(logs).find((f) => f.endsWith('.log') && f.startsWith('es-node-'));
-      return file ? readFileSync(path.join(logs, file), 'utf8').split('\n').slice(-30).join('\n') : '';
-    } catch {
-      return '';
-    }
-  }
-
-  async function kill(): Promise<void> {
+  async function signal(sig: NodeJS.Signals): Promise<void> {
     const pid = readPid();
     if (pid === null || !alive(pid)) return;
-    process.kill(pid, 'SIGKILL');
-    for (let i = 0; i < 200 && alive(pid); i++) await sleep(50);
+    process.kill(pid, sig);
+    const deadline = Date.now() + 60_000;
+    while (alive(pid) && Date.now() < deadline) await sleep(50);
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+    while (alive(pid)) await sleep(50);
   }
 
-  await start();
+  const kill = () => signal('SIGKILL');
+  const start = async () => {
+    await launch();
+    await ready();
+  };
   return {
     url,
-    httpPort,
+    name: cfg.nodeName,
+    httpPort: cfg.httpPort,
     dir,
     pid: readPid,
     kill,
+    stop: () => signal('SIGTERM'),
+    start,
     restart: async () => {
       await kill();
       await start();
@@ -231,4 +286,62 @@ export async function startEsNode(opts: { heap?: string; startTimeoutMs?: number
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A single-node cluster of its own (discovery.type single-node). */
+export async function startEsNode(opts: NodeOptions = {}): Promise<EsNode> {
+  const jdk = findJdk();
+  const taken = new Set<number>();
+  const httpPort = await pickPort(9400, taken);
+  const transportPort = await pickPort(9500, taken);
+  const node = prepareNode(
+    { clusterName: `es-node-${httpPort}`, nodeName: 'node-1', httpPort, transportPort, discovery: ['discovery.type: single-node'] },
+    opts,
+    jdk,
+  );
+  try {
+    await node.start();
+  } catch (err) {
+    await node.destroy();
+    throw err;
+  }
+  return node;
+}
+
+/**
+ * A cluster of `count` master-eligible data nodes on loopback, each with its own copy, data, logs,
+ * explicit HTTP and transport ports and a small heap (512m by default), started side by side.
+ * Resolves when every node has joined and the cluster is green.
+ */
+export async function startEsCluster(count: number, opts: NodeOptions = {}): Promise<EsCluster> {
+  const jdk = findJdk();
+  const taken = new Set<number>();
+  const ports: { http: number; transport: number }[] = [];
+  // Ports of their own (96xx, 97xx), not the single nodes' 94xx and 95xx: a node stopped for a
+  // restart leaves its port free, and a single node started meanwhile must not take it.
+  for (let i = 0; i < count; i++) ports.push({ http: await pickPort(9600, taken), transport: await pickPort(9700, taken) });
+  const names = ports.map((_, i) => `node-${i + 1}`);
+  const discovery = [
+    `discovery.seed_hosts: [${ports.map((p) => `"127.0.0.1:${p.transport}"`).join(', ')}]`,
+    `cluster.initial_master_nodes: [${names.map((n) => `"${n}"`).join(', ')}]`,
+  ];
+  const clusterName = `es-cluster-${ports[0]!.http}`;
+  const nodes = ports.map((p, i) => prepareNode({ clusterName, nodeName: names[i]!, httpPort: p.http, transportPort: p.transport, discovery }, opts, jdk));
+  const destroy = async () => {
+    await Promise.all(nodes.map((n) => n.destroy()));
+  };
+  try {
+    // Side by side: a node waits for the others before it can elect a master.
+    await Promise.all(nodes.map((n) => n.start()));
+    const deadline = Date.now() + (opts.startTimeoutMs ?? 120_000);
+    for (;;) {
+      const res = await fetch(`${nodes[0]!.url}/_cluster/health?wait_for_nodes=${count}&wait_for_status=green&timeout=5s`).catch(() => null);
+      if (res?.ok) break;
+      if (Date.now() > deadline) throw new Error(`the ${count}-node cluster did not turn green: ${res ? await res.text() : 'no answer'}`);
+    }
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return { url: nodes.map((n) => n.url).join(','), nodes, destroy };
 }

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** `npm run indexer` as a real child process, so tests can SIGKILL it mid-batch. */
-export function spawnIndexer(env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string }): ChildProcess {
+export function spawnIndexer(env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string } & Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
     cwd: root,
     env: { ...process.env, ...env, INDEXER_METRICS_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },

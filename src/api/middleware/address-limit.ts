@@ -5,9 +5,12 @@ import { retryAfterSeconds, type TakeResult } from '../../lib/rate-limiter.js';
 
 // Per-client-address limits of the seller routes that apply BEFORE authentication, so a client
 // sending bad keys gets 429s instead of costing a key lookup each (450 bad keys got 450 x 401):
-//   RATE_LIMIT_SELLER_ADDRESS_PER_MIN  every seller request of one address (taken before the lookup);
-//   RATE_LIMIT_AUTH_FAILURES_PER_MIN   failed authentications of one address; once spent, the
-//                                      address is refused before the lookup until tokens come back.
+//   RATE_LIMIT_SELLER_ADDRESS_PER_MIN  every seller request of one address (taken before the lookup;
+//                                      per process, no round trip);
+//   RATE_LIMIT_AUTH_FAILURES_PER_MIN   failed authentications of one address, shared by every API
+//                                      process: a failure beyond the budget is 429, on whichever
+//                                      process; once a process has seen the budget spent, it refuses
+//                                      the address before the lookup until the window ends.
 // The client address is Express's req.ip, so TRUST_PROXY decides whether X-Forwarded-For counts.
 
 function limitersFor(deps: AppDeps) {
@@ -26,17 +29,18 @@ function refuse(r: TakeResult, what: string): never {
   });
 }
 
-/** Call before the key lookup: throws 429 when this address is over either budget. */
+/** Call before the key lookup: throws 429 when this address is over either budget (no round trip). */
 export function checkAddressBeforeAuth(deps: AppDeps, req: Request): void {
   const { requests, failures } = limitersFor(deps);
   const key = clientAddress(req);
-  const failed = failures.peek(key, Date.now());
-  if (!failed.allowed) refuse(failed, 'failed authentications');
+  const failed = failures.blockedHere(key);
+  if (failed) refuse(failed, 'failed authentications');
   const r = requests.take(key, Date.now());
   if (!r.allowed) refuse(r, 'requests');
 }
 
-/** Call when authentication failed: spends one of the address's failure tokens. */
-export function recordAuthFailure(deps: AppDeps, req: Request): void {
-  limitersFor(deps).failures.take(clientAddress(req), Date.now());
+/** Call when authentication failed: spends one of the address's shared failure budget; 429 beyond it. */
+export async function recordAuthFailure(deps: AppDeps, req: Request): Promise<void> {
+  const r = await limitersFor(deps).failures.take(clientAddress(req));
+  if (!r.allowed) refuse(r, 'failed authentications');
 }

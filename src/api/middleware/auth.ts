@@ -28,13 +28,13 @@ export function sellerAuth(deps: AppDeps): RequestHandler {
   return async (req, _res, next) => {
     // Per-address budgets first: a flood of bad keys is refused before it costs key lookups.
     checkAddressBeforeAuth(deps, req);
-    const failed = () => {
-      recordAuthFailure(deps, req);
+    const failed = async () => {
+      await recordAuthFailure(deps, req);
       return unauthorized();
     };
     const token = bearerToken(req.header('Authorization'));
     const parsed = token === null ? null : parseApiKey(token);
-    if (!parsed) throw failed();
+    if (!parsed) throw await failed();
     const hash = hashApiKey(parsed.key);
     const candidates = await activeKeysForSeller(deps.authPool ?? deps.pool, parsed.sellerCode);
     // Compare against every active key (no early exit) so timing does not depend on which matched.
@@ -44,7 +44,7 @@ export function sellerAuth(deps: AppDeps): RequestHandler {
         match = { sellerId: c.sellerId, sellerCode: c.sellerCode, inventorySource: c.inventorySource, keyId: c.keyId };
       }
     }
-    if (!match) throw failed();
+    if (!match) throw await failed();
     req.seller = match;
     next();
   };

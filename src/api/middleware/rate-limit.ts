@@ -1,21 +1,22 @@
 import type { RequestHandler, Response } from 'express';
 import type { AppDeps } from '../deps.js';
 import { ApiError } from '../envelope.js';
-import { retryAfterSeconds, type TokenBucketLimiter } from '../../lib/rate-limiter.js';
+import { retryAfterSeconds, type TakeResult, type TokenBucketLimiter } from '../../lib/rate-limiter.js';
 import { sellerOf } from './auth.js';
 import { clientAddress } from './address-limit.js';
 
 // Limits are configuration (RATE_LIMIT_SELLER_PER_MIN, RATE_LIMIT_PUBLIC_PER_MIN): per API key on
-// seller routes, per client address on public routes. The limiters are services (createServices),
-// so every route module that mounts `publicRateLimit(deps)` shares the same per-address budget.
+// seller routes, shared by every API process (one round trip to PostgreSQL per request, none once
+// the key is blocked here); per client address on public routes, per process (no round trip on a
+// buyer read). The limiters are services (createServices), so every route module that mounts
+// `publicRateLimit(deps)` shares the same per-address budget.
 
-function enforce(limiter: TokenBucketLimiter, key: string, res: Response): void {
-  const r = limiter.take(key, Date.now());
-  res.setHeader('X-RateLimit-Limit', String(limiter.perMinute));
+function enforce(perMinute: number, r: TakeResult, res: Response): void {
+  res.setHeader('X-RateLimit-Limit', String(perMinute));
   res.setHeader('X-RateLimit-Remaining', String(r.remaining));
   if (!r.allowed) {
     const seconds = retryAfterSeconds(r.retryAfterMs);
-    throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${limiter.perMinute} requests per minute exceeded; retry in ${seconds} s`, undefined, {
+    throw new ApiError(429, 'RATE_LIMITED', `Rate limit of ${perMinute} requests per minute exceeded; retry in ${seconds} s`, undefined, {
       'Retry-After': String(seconds),
     });
   }
@@ -24,17 +25,17 @@ function enforce(limiter: TokenBucketLimiter, key: string, res: Response): void 
 /** Per-key limit for seller routes; mount after `sellerAuth`. */
 export function sellerRateLimit(deps: AppDeps): RequestHandler {
   const limiter = deps.services.rateLimits.seller;
-  return (req, res, next) => {
-    enforce(limiter, `key:${sellerOf(req).keyId}`, res);
+  return async (req, res, next) => {
+    enforce(limiter.perMinute, await limiter.take(`key:${sellerOf(req).keyId}`), res);
     next();
   };
 }
 
 /** Per-client-address limit for the public (buyer) routes. */
 export function publicRateLimit(deps: AppDeps): RequestHandler {
-  const limiter = deps.services.rateLimits.public;
+  const limiter: TokenBucketLimiter = deps.services.rateLimits.public;
   return (req, res, next) => {
-    enforce(limiter, `ip:${clientAddress(req)}`, res);
+    enforce(limiter.perMinute, limiter.take(`ip:${clientAddress(req)}`, Date.now()), res);
     next();
   };
 }

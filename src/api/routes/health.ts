@@ -1,12 +1,15 @@
 import type { RouteModule } from '../app.js';
 import { errorBody } from '../envelope.js';
+import { clusterReport, type ClusterReport } from '../../es/cluster-report.js';
 
 // /healthz: the process is alive (for a liveness probe; touches nothing).
 // /readyz: can the API answer? PostgreSQL is required (it is the source of truth and the
 //   Degraded Mode fallback); the search cluster is reported but not required: while it is
 //   unhealthy the API stays ready and answers buyers in Degraded Mode. Public and terse by
 //   default (no cluster address or internals for anyone who asks); HEALTH_DETAILS=true adds the
-//   details, for a deployment whose API port is private.
+//   details, for a deployment whose API port is private: among them the cluster's health, its
+//   nodes and this service's unassigned shard copies, read live (a node lost from a cluster
+//   shows here while the API still answers buyers from the others).
 // /metrics: Prometheus text (Degraded Mode, breaker, cluster status, cache hits, fallbacks,
 //   503s); only with HEALTH_DETAILS=true.
 export const healthRoutes: RouteModule = (app, deps) => {
@@ -19,6 +22,9 @@ export const healthRoutes: RouteModule = (app, deps) => {
 
   app.get('/readyz', async (_req, res) => {
     const started = Date.now();
+    const report: Promise<ClusterReport | { error: string }> | null = details
+      ? clusterReport(deps.es, deps.index.pattern, 1000).catch((err: Error) => ({ error: err.message }))
+      : null;
     const postgres = await Promise.race([
       (deps.authPool ?? deps.pool).query('SELECT 1').then(
         () => 'up' as const,
@@ -37,6 +43,7 @@ export const healthRoutes: RouteModule = (app, deps) => {
         status: cluster.status,
         detail: cluster.detail,
         checkedAt: cluster.checkedAt === null ? null : new Date(cluster.checkedAt).toISOString(),
+        health: await report,
       },
       degraded: breaker.state !== 'closed',
       breaker: { state: breaker.state, reason: breaker.reason, since: new Date(breaker.since).toISOString() },

@@ -1,4 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
+import { failoverRetries } from '../../es/client.js';
 import type { Observation } from './breaker.js';
 
 // Polls the search cluster about once a second, as the API sees it: the health of the indices
@@ -6,6 +7,12 @@ import type { Observation } from './breaker.js';
 // answers to the alias), then a size-0 probe search through the alias, which also catches what
 // health does not (a closed index behind the alias is "green" yet refuses every search).
 // Each tick's outcome goes to the breaker; the watcher itself never throws.
+//
+// On a cluster, losing one node is not an outage: health is read from the answering node's own
+// cluster state (`local`), so a master election after the master died does not time the tick
+// out; both calls try the other nodes when one refuses the connection; and yellow (a replica
+// unassigned, every primary serving), or red while no master is elected but every primary
+// serves, is a good observation when the probe search answers.
 
 export interface ClusterWatchOptions {
   intervalMs: number;
@@ -45,19 +52,26 @@ export function isTransportFailure(err: unknown): boolean {
 
 /** One look at the cluster: health of the alias's indices, then a probe search through it. */
 export async function observeCluster(es: Client, alias: string, timeoutMs: number): Promise<Observation> {
-  const transport = { requestTimeout: timeoutMs, maxRetries: 0 };
+  const transport = { requestTimeout: timeoutMs, maxRetries: failoverRetries(es) };
   let status: 'green' | 'yellow';
   try {
     // A missing alias makes health wait for it and answer 408 with status red.
-    const health = await es.cluster.health({ index: alias, timeout: `${Math.max(50, Math.floor(timeoutMs / 2))}ms` }, { ...transport, ignore: [408] });
-    if (health.status === 'red') {
+    const health = await es.cluster.health(
+      { index: alias, local: true, timeout: `${Math.max(50, Math.floor(timeoutMs / 2))}ms` },
+      { ...transport, ignore: [408] },
+    );
+    // Red with every primary active is a cluster-level block, not lost data: a node that has lost
+    // its master says red until a new one is elected (a second or so), while it still serves
+    // reads. The probe search below decides, as for yellow.
+    const primariesServe = health.active_primary_shards > 0 && health.unassigned_primary_shards === 0;
+    if (health.status === 'red' && !primariesServe) {
       const detail =
         health.active_primary_shards === 0 && health.unassigned_primary_shards === 0
           ? `no index answers to ${alias}`
           : `${health.unassigned_primary_shards ?? health.unassigned_shards} unassigned primary shard(s) behind ${alias}`;
       return { kind: 'red', detail };
     }
-    status = health.status === 'yellow' ? 'yellow' : 'green';
+    status = health.status === 'green' ? 'green' : 'yellow';
   } catch (err) {
     if (isTransportFailure(err)) return { kind: 'unreachable', detail: describe(err) };
     return { kind: 'probe-failed', detail: `health: ${describe(err)}` };

@@ -2,6 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Infra } from '../../config/infra.js';
 import { DomainError } from '../../contract/errors.js';
 import type { Logger } from '../../lib/logger.js';
+import { failoverRetries } from '../../es/client.js';
 import { JsonAnswer, failureReason, type Answer } from './answer.js';
 import { CircuitBreaker, type BreakerState, type Observation, type Permit } from './breaker.js';
 import { LastGoodCache, methodOfKey } from './cache.js';
@@ -91,7 +92,9 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     cache,
     warmCache,
     metrics,
-    searchClient: deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: 0 }),
+    // No retry on one node (a dead cluster must not cost a buyer twice the wait); on a cluster, a
+    // refused connection moves on to the next node instead of failing the read (failoverRetries).
+    searchClient: deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: failoverRetries(deps.es) }),
     watch,
     get active() {
       return breaker.degraded;

@@ -64,7 +64,7 @@ export interface Warmer {
  * new sequence number, so an insert or update raises the maximum and a delete lowers the count;
  * an alias swap changes the index name. Sequence numbers are per shard: with more than one shard
  * a write to another shard could leave the maximum as it was, so then the answer is null ("cannot
- * tell", every check runs a pass). The index has one shard (mappings/market.json).
+ * tell", every check runs a pass). The index has one shard unless INDEX_SHARDS says otherwise.
  */
 export async function indexSignal(es: Client, alias: string, timeoutMs: number): Promise<string | null> {
   const res = await es.search(

@@ -163,7 +163,9 @@ describe('one seller cannot starve the pool', () => {
   });
 
   it('statement timeout and connection wait timeout answer 503; auth and /readyz use their own small pool', async () => {
-    const pool = createPool(api.ctx.databaseUrl, 1, undefined, { statementTimeoutMs: 2000, connectionTimeoutMs: 200 });
+    // The statement timeout is long beside the connection timeout, so that on a busy machine the
+    // second request still finds the one main connection taken.
+    const pool = createPool(api.ctx.databaseUrl, 1, undefined, { statementTimeoutMs: 6000, connectionTimeoutMs: 200 });
     const authPool = createPool(api.ctx.databaseUrl, 2);
     const deps = appDeps({ env: api.ctx.env, pool, authPool, es: api.ctx.es, index: api.ctx.index, logger: createLogger('silent') });
     const a = createApp(deps, [...sellerRoutes, healthRoutes]);

@@ -1,0 +1,108 @@
+import type { Scenario } from './scenario.js';
+import { qs } from './app.js';
+
+// A steady buyer load against a running API: searches with filters that follow their cursors,
+// product pages and 500-pair cart lookups, each kind in its own closed loop. It counts what a
+// storefront would see: 5xx answers, `degraded` answers, other failures, and the slowest answer.
+
+export interface LoadStats {
+  requests: number;
+  fiveXx: number;
+  degraded: number;
+  /** Anything else that is not a 200 (network errors included), with a sample. */
+  otherFailures: number;
+  samples: string[];
+  slowestMs: number;
+}
+
+export interface BuyerLoad {
+  /** Counts since the last reset. */
+  stats(): LoadStats;
+  reset(): void;
+  stop(): Promise<LoadStats>;
+}
+
+const emptyStats = (): LoadStats => ({ requests: 0, fiveXx: 0, degraded: 0, otherFailures: 0, samples: [], slowestMs: 0 });
+
+/** `pauseMs` between one answer and the next request of a loop: a steady load, not a saturating one. */
+export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20): BuyerLoad {
+  let stats = emptyStats();
+  let running = true;
+  const searches: Record<string, string | string[]>[] = [
+    {},
+    { sort: 'name_desc', limit: '10' },
+    { condition: ['Near Mint', 'Damaged'] },
+    { language: ['English', 'Japanese'], limit: '5' },
+    { category: 'Magic: The Gathering', finish: ['Foil'] },
+    { checkoutMode: 'manual' },
+    { keyword: 'bolt' },
+  ];
+  const products = scenario.fixture.products.map((p) => p.productId);
+  const pairs = scenario.fixture.listings.map((l) => ({ sellerId: l.sellerId, skuId: l.skuId }));
+
+  async function call(path: string, init?: RequestInit): Promise<{ nextCursor?: string | null } | null> {
+    await new Promise((r) => setTimeout(r, pauseMs));
+    const t0 = performance.now();
+    stats.requests += 1;
+    try {
+      const res = await fetch(`${baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
+      const body = (await res.json()) as { degraded?: boolean; data?: { nextCursor?: string | null } };
+      stats.slowestMs = Math.max(stats.slowestMs, performance.now() - t0);
+      if (res.status >= 500) {
+        stats.fiveXx += 1;
+        if (stats.samples.length < 5) stats.samples.push(`${res.status} ${path}: ${JSON.stringify(body).slice(0, 200)}`);
+      } else if (res.status !== 200) {
+        stats.otherFailures += 1;
+        if (stats.samples.length < 5) stats.samples.push(`${res.status} ${path}: ${JSON.stringify(body).slice(0, 200)}`);
+      }
+      if (body.degraded === true) stats.degraded += 1;
+      return res.status === 200 ? (body.data ?? null) : null;
+    } catch (err) {
+      stats.otherFailures += 1;
+      if (stats.samples.length < 5) stats.samples.push(`${path}: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  const loops = [
+    async () => {
+      for (let i = 0; running; i++) {
+        const q = searches[i % searches.length]!;
+        const first = await call(`/search${qs(q)}`);
+        // The next page through the signed cursor, as a storefront's "more" does.
+        if (first?.nextCursor) await call(`/search${qs({ ...q, cursor: first.nextCursor })}`);
+      }
+    },
+    async () => {
+      for (let i = 0; running; i++) await call(`/products/${products[(i * 7) % products.length]}`);
+    },
+    async () => {
+      for (let i = 0; running; i++) {
+        const start = (i * 97) % Math.max(1, pairs.length - 500);
+        await call('/lines/lookup', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ lines: pairs.slice(start, start + 500) }),
+        });
+      }
+    },
+  ];
+  const done = Promise.all(loops.map((l) => l()));
+
+  return {
+    stats: () => ({ ...stats, samples: [...stats.samples] }),
+    reset: () => {
+      stats = emptyStats();
+    },
+    stop: async () => {
+      running = false;
+      await done;
+      return stats;
+    },
+  };
+}
+
+/** One line for the test log. */
+export function describeLoad(s: LoadStats): string {
+  return `${s.requests} buyer reads, ${s.fiveXx} 5xx, ${s.degraded} degraded, ${s.otherFailures} other failures, slowest ${Math.round(s.slowestMs)} ms`;
+}
