@@ -188,7 +188,8 @@ async function steadyLatency(tag: string, sellerOf: (i: number) => number): Prom
   const lat = [...committed].map(([id, at]) => (firstSeen.get(id) ?? NaN) - at).sort((a, b) => a - b);
   const missing = lat.filter((x) => Number.isNaN(x)).length;
   const ok = lat.filter((x) => !Number.isNaN(x));
-  const f = (x: number | undefined) => (x === undefined ? 'n/a' : `${x.toFixed(1)} ms`);
+  // pct of no arrivals is NaN: say n/a (every event missing), not 'NaN ms'.
+  const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? 'n/a' : `${x.toFixed(1)} ms`);
   return {
     total,
     line:
