@@ -2,7 +2,9 @@ import http from 'node:http';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { outboxGauges } from '../src/db/webhook-deliveries.js';
+import { endpointGauges } from '../src/db/webhook-endpoints.js';
 import { createLogger } from '../src/lib/logger.js';
+import { dispatcherConfig } from './config.js';
 import { startDispatcher } from './loop.js';
 import { prometheusText } from './metrics.js';
 
@@ -10,19 +12,8 @@ import { prometheusText } from './metrics.js';
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'webhooks');
 const pool = createPool(env.DATABASE_URL, 4, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
-const dispatcher = await startDispatcher({
-  pool,
-  databaseUrl: env.DATABASE_URL,
-  logger,
-  config: {
-    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
-    retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
-    allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-    concurrency: env.WEBHOOK_CONCURRENCY,
-    perEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
-    pollMs: env.WEBHOOK_POLL_MS,
-  },
-});
+const config = dispatcherConfig(env);
+const dispatcher = await startDispatcher({ pool, databaseUrl: env.DATABASE_URL, logger, config });
 
 const server = http
   .createServer((req, res) => {
@@ -32,12 +23,10 @@ const server = http
       return;
     }
     // The outbox gauges come from PostgreSQL; without it the process's own counters still answer.
-    outboxGauges(pool)
-      .catch(() => null)
-      .then((g) => {
-        res.setHeader('Content-Type', 'text/plain; version=0.0.4');
-        res.end(prometheusText(dispatcher.metrics, g));
-      });
+    Promise.all([outboxGauges(pool).catch(() => null), endpointGauges(pool, config.breakerFailures).catch(() => null)]).then(([g, e]) => {
+      res.setHeader('Content-Type', 'text/plain; version=0.0.4');
+      res.end(prometheusText(dispatcher.metrics, g, e));
+    });
   })
   .listen(env.WEBHOOK_METRICS_PORT, '127.0.0.1', () => {
     const addr = server.address();
