@@ -1,8 +1,10 @@
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { outboxGauges } from '../src/db/webhook-deliveries.js';
+import { endpointGauges } from '../src/db/webhook-endpoints.js';
 import { createLogger } from '../src/lib/logger.js';
 import { createRegistry, serveMetrics } from '../src/lib/metrics.js';
+import { dispatcherConfig } from './config.js';
 import { startDispatcher } from './loop.js';
 import { registerDispatcherMetrics } from './metrics.js';
 
@@ -10,22 +12,15 @@ import { registerDispatcherMetrics } from './metrics.js';
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'webhooks');
 const pool = createPool(env.DATABASE_URL, 4, (err) => logger.warn({ err: err.message }, 'idle PostgreSQL client failed'));
-const dispatcher = await startDispatcher({
-  pool,
-  databaseUrl: env.DATABASE_URL,
-  logger,
-  config: {
-    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
-    retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
-    allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-    concurrency: env.WEBHOOK_CONCURRENCY,
-    perEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
-    pollMs: env.WEBHOOK_POLL_MS,
-  },
-});
+const config = dispatcherConfig(env);
+const dispatcher = await startDispatcher({ pool, databaseUrl: env.DATABASE_URL, logger, config });
+
 const registry = createRegistry({ processMetrics: true });
-// The outbox gauges come from PostgreSQL when scraped; without it the process's own counters still answer.
-registerDispatcherMetrics(registry, dispatcher.metrics, () => outboxGauges(pool));
+// The outbox and endpoint gauges come from PostgreSQL when scraped; without it the process's own counters still answer.
+registerDispatcherMetrics(registry, dispatcher.metrics, {
+  outbox: () => outboxGauges(pool),
+  endpoints: () => endpointGauges(pool, config.breakerFailures),
+});
 const server = serveMetrics(registry, env.WEBHOOK_METRICS_PORT, logger, env.METRICS_HOST);
 
 // SIGTERM or SIGINT: attempts in flight finish and are recorded, then the process exits. One

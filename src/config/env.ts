@@ -100,6 +100,16 @@ const envSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
     WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
+    /** Of WEBHOOK_CONCURRENCY, the most that endpoints not known healthy (untried, degraded, breaker open) hold in all; unset: a quarter. */
+    WEBHOOK_CONCURRENCY_UNHEALTHY: z.coerce.number().int().positive().optional(),
+    /** Attempts in a row without an answer that open an endpoint's breaker. */
+    WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().positive().default(5),
+    /** While the breaker is open, the wait after a failed attempt before the next probe. */
+    WEBHOOK_BREAKER_COOLDOWN_MS: z.coerce.number().int().nonnegative().default(30_000),
+    /** An answer slower than this leaves the endpoint degraded (not healthy) until a faster one. */
+    WEBHOOK_SLOW_MS: z.coerce.number().int().positive().default(5000),
+    /** Finished events (and their attempts) are deleted this many days after they finished. */
+    WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().default(30),
     WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
     /** Address the indexer's, the dispatcher's and reindex's metrics endpoints listen on. */
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),

@@ -1,11 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { eventually } from '../support/eventually.js';
-import { killHard } from '../support/indexer-process.js';
-import { exited, spawnDispatcher } from '../support/dispatcher-process.js';
-import { addSeller, insertEvents, startReceiver, type Receiver } from '../support/outbox.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { eventually } from '../../support/eventually.js';
+import { killHard } from '../../support/indexer-process.js';
+import { exited, spawnDispatcher } from '../../support/dispatcher-process.js';
+import { addSeller, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
 
 // `npm run webhooks` as real child processes against a real PostgreSQL and real receivers.
 
