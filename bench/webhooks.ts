@@ -1,16 +1,22 @@
 // Webhook dispatcher benchmark (npm run bench:webhooks -- [--events 20000] [--sellers 10]
-//   [--rate 100] [--duration 30] [--keep]).
+//   [--rate 100] [--duration 30] [--hanging 40] [--backlog 50] [--root DIR] [--keep]).
 //
 // A fresh `bench_webhooks_<hex>` database (migrated, no sample) on the server DATABASE_URL names,
 // `sellers` sellers whose webhooks point at one local receiver (127.0.0.1, answers 204 at once),
-// and the real dispatcher (`dispatcher/main.ts`, a child process, default concurrency settings,
-// LOG_LEVEL=warn so per-attempt info lines are not written).
+// and the real dispatcher (`dispatcher/main.ts`, a child process, default settings,
+// LOG_LEVEL=error: no per-attempt lines; `--root DIR` runs it from another
+// checkout of this repository, to compare two versions side by side).
 //  1. throughput: `events` outbox rows (round-robin over the sellers) committed in one
 //     transaction while the dispatcher idles; timed from COMMIT to the last event recorded
 //     `delivered` in PostgreSQL (every send and every record included).
 //  2. commit-to-delivery latency: one event per transaction committed at a steady `rate` per second
 //     for `duration` seconds on a fixed schedule; per event, the time from COMMIT returning to the
 //     receiver reading the request (both clocks in this process).
+//  3. beside hanging endpoints (skipped with --hanging 0): `hanging` more sellers whose webhooks
+//     point at a server that accepts connections and never answers, each with `backlog` events
+//     committed at once (as a redelivery would queue them); then the healthy sellers (which have
+//     answered in the phases before) commit exactly as in 2, and their commit-to-delivery latency
+//     is measured the same way: 2 and 3 side by side show what the hanging endpoints cost them.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -32,6 +38,9 @@ const { values } = parseArgs({
     sellers: { type: 'string', default: '10' },
     rate: { type: 'string', default: '100' },
     duration: { type: 'string', default: '30' },
+    hanging: { type: 'string', default: '40' },
+    backlog: { type: 'string', default: '50' },
+    root: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -39,7 +48,9 @@ const EVENTS = Number(values.events);
 const SELLERS = Number(values.sellers);
 const RATE = Number(values.rate);
 const DURATION = Number(values.duration);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HANGING = Number(values.hanging);
+const BACKLOG = Number(values.backlog);
+const root = path.resolve(values.root ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 const log = (m: string) => console.log(`[bench:webhooks] ${m}`);
 
 const base = loadEnv();
@@ -67,6 +78,18 @@ const server = http.createServer((req, res) => {
 server.keepAliveTimeout = 60_000;
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+
+// Hanging endpoints: read the request, never answer.
+const hangingRequests = { total: 0, open: 0, maxOpen: 0 };
+const hangServer = http.createServer((req) => {
+  req.resume();
+  hangingRequests.total += 1;
+  hangingRequests.open += 1;
+  hangingRequests.maxOpen = Math.max(hangingRequests.maxOpen, hangingRequests.open);
+  req.socket.once('close', () => (hangingRequests.open -= 1));
+});
+await new Promise<void>((r) => hangServer.listen(0, '127.0.0.1', r));
+const hangUrl = `http://127.0.0.1:${(hangServer.address() as AddressInfo).port}/hook`;
 
 await pool.query(
   `INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) SELECT i, 'b' || i, 'Bench ' || i, 'CAD', 'CA' FROM generate_series(1, $1) i`,
@@ -110,15 +133,19 @@ const metricsPort = await new Promise<number>((resolve) => {
     srv.close(() => resolve(port));
   });
 });
+/** A sample of the dispatcher's metrics (NaN where the running version has no such line). */
+async function metric(name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.slice(name.length + 1) ?? NaN);
+}
 /** Claim statements and events claimed so far, from the dispatcher's metrics. */
 async function claimStats(): Promise<{ claims: number; claimed: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-  const num = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1] ?? NaN);
-  return { claims: num('webhook_claims_total'), claimed: num('webhook_claimed_events_total') };
+  return { claims: await metric('webhook_claims_total'), claimed: await metric('webhook_claimed_events_total') };
 }
 const child = spawn(process.execPath, ['--import', 'tsx', 'dispatcher/main.ts'], {
   cwd: root,
-  env: { ...process.env, DATABASE_URL: dbUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'warn' },
+  env: { ...process.env, DATABASE_URL: dbUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'error' },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 await sleep(2000); // started and idle
@@ -129,6 +156,46 @@ const cpu = await cpuMeter(pool, es, { pid: child.pid!, name: 'dispatcher' });
 async function anyPending(): Promise<boolean> {
   const { rows } = await pool.query<{ p: boolean }>(`SELECT EXISTS (SELECT 1 FROM webhook_events WHERE state = 'pending') AS p`);
   return rows[0]!.p;
+}
+
+/**
+ * One event per transaction at RATE per second for DURATION seconds on a fixed schedule (ids
+ * `evt_<tag><i>`, seller `sellerOf(i)`); per event, COMMIT returning to the receiver reading it.
+ */
+async function steadyLatency(tag: string, sellerOf: (i: number) => number): Promise<{ total: number; line: string }> {
+  const committed = new Map<string, number>();
+  const total = RATE * DURATION;
+  const start = performance.now();
+  const loadBefore = load();
+  const inserts: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const id = `evt_${tag}${i}`;
+    inserts.push(
+      pool
+        .query(
+          `INSERT INTO webhook_events (event_id, seller_id, type, created_at, data, state) VALUES ($1, $2, 'order.created', clock_timestamp(), $3, 'pending')`,
+          [id, sellerOf(i), data(i)],
+        )
+        .then(() => void committed.set(id, performance.now())),
+    );
+  }
+  await Promise.all(inserts);
+  const deadline = performance.now() + 30_000;
+  while ([...committed.keys()].some((id) => !firstSeen.has(id)) && performance.now() < deadline) await sleep(50);
+  const lat = [...committed].map(([id, at]) => (firstSeen.get(id) ?? NaN) - at).sort((a, b) => a - b);
+  const missing = lat.filter((x) => Number.isNaN(x)).length;
+  const ok = lat.filter((x) => !Number.isNaN(x));
+  // pct of no arrivals is NaN: say n/a (every event missing), not 'NaN ms'.
+  const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? 'n/a' : `${x.toFixed(1)} ms`);
+  return {
+    total,
+    line:
+      `commit-to-delivery p50 ${f(pct(ok, 0.5))}, p90 ${f(pct(ok, 0.9))}, p99 ${f(pct(ok, 0.99))}, max ${f(ok.at(-1))}` +
+      `${missing ? `, ${missing} not delivered within 30 s` : ''} | before: ${loadBefore} | after: ${load()}`,
+  };
 }
 
 try {
@@ -158,43 +225,53 @@ try {
 
   // 2. Latency at a steady rate.
   await sleep(1000);
-  const committed = new Map<string, number>();
-  const total = RATE * DURATION;
-  const start = performance.now();
-  const loadBefore2 = load();
   const c2 = await cpu.sample();
-  const inserts: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / RATE;
-    const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
-    const id = `evt_l${i}`;
-    inserts.push(
-      pool
-        .query(
-          `INSERT INTO webhook_events (event_id, seller_id, type, created_at, data, state) VALUES ($1, $2, 'order.created', clock_timestamp(), $3, 'pending')`,
-          [id, 1 + (i % SELLERS), data(i)],
-        )
-        .then(() => void committed.set(id, performance.now())),
-    );
-  }
-  await Promise.all(inserts);
+  const steady = await steadyLatency('l', (i) => 1 + (i % SELLERS));
   const c3 = await cpu.sample();
-  const deadline = performance.now() + 30_000;
-  while ([...committed.keys()].some((id) => !firstSeen.has(id)) && performance.now() < deadline) await sleep(50);
-  const lat = [...committed].map(([id, at]) => (firstSeen.get(id) ?? NaN) - at).sort((a, b) => a - b);
-  const missing = lat.filter((x) => Number.isNaN(x)).length;
-  const ok = lat.filter((x) => !Number.isNaN(x));
-  log(
-    `latency: ${total} events at ${RATE}/s over ${DURATION} s (one per transaction, ${SELLERS} sellers): commit-to-delivery ` +
-      `p50 ${pct(ok, 0.5).toFixed(1)} ms, p90 ${pct(ok, 0.9).toFixed(1)} ms, p99 ${pct(ok, 0.99).toFixed(1)} ms, max ${ok[ok.length - 1]!.toFixed(1)} ms` +
-      `${missing ? `, ${missing} not delivered within 30 s` : ''} | before: ${loadBefore2} | after: ${load()}`,
-  );
+  log(`latency: ${steady.total} events at ${RATE}/s over ${DURATION} s (one per transaction, ${SELLERS} sellers): ${steady.line}`);
   const k2 = await claimStats();
   log(
     `  ${cpuLine(c2, c3, 'dispatcher')}; ${k2.claims - k1.claims} claims, ${((k2.claimed - k1.claimed) / (k2.claims - k1.claims)).toFixed(1)} events per claim`,
   );
+
+  // 3. The same beside endpoints that never answer.
+  if (HANGING > 0) {
+    const first = SELLERS + 1;
+    await pool.query(
+      `INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) SELECT i, 'b' || i, 'Bench ' || i, 'CAD', 'CA' FROM generate_series($1::int, $2::int) i`,
+      [first, SELLERS + HANGING],
+    );
+    await pool.query(`INSERT INTO seller_webhooks (seller_id, url, secret) SELECT i, $3 || '/' || i, $4 FROM generate_series($1::int, $2::int) i`, [
+      first,
+      SELLERS + HANGING,
+      hangUrl,
+      `whsec_${randomBytes(32).toString('base64')}`,
+    ]);
+    await pool.query(
+      `INSERT INTO webhook_events (event_id, seller_id, type, created_at, data, state)
+       SELECT 'evt_h' || i || '_' || k, i, 'order.created', clock_timestamp(), $3, 'pending'
+       FROM generate_series($1::int, $2::int) i, generate_series(1, $4::int) k`,
+      [first, SELLERS + HANGING, data(0), BACKLOG],
+    );
+    const c4 = await cpu.sample();
+    const fair = await steadyLatency('f', (i) => 1 + (i % SELLERS));
+    const c5 = await cpu.sample();
+    log(
+      `beside ${HANGING} hanging endpoints (${BACKLOG} events each, queued just before): ${fair.total} events at ${RATE}/s over ${DURATION} s ` +
+        `(one per transaction, the same ${SELLERS} healthy sellers): ${fair.line}`,
+    );
+    const unhealthy = ['untried', 'degraded', 'breaker_open'];
+    const inFlight = await Promise.all(unhealthy.map((st) => metric(`webhook_attempts_in_flight_by_endpoint_state{state="${st}"}`)));
+    const endpoints = await Promise.all(unhealthy.map((st) => metric(`webhook_endpoints{state="${st}"}`)));
+    log(
+      `  ${cpuLine(c4, c5, 'dispatcher')}; hanging endpoints: ${hangingRequests.total} requests, at most ${hangingRequests.maxOpen} open at once; ` +
+        `at the end ${inFlight.map((n, i) => `${unhealthy[i]} ${n}`).join(', ')} in flight; endpoints ${endpoints.map((n, i) => `${unhealthy[i]} ${n}`).join(', ')}`,
+    );
+  }
 } finally {
+  // Hanging attempts end at once instead of at their timeout, so the dispatcher stops promptly.
+  hangServer.closeAllConnections();
+  hangServer.close();
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   server.closeAllConnections();

@@ -61,6 +61,45 @@ function ipv6Bytes(addr: string): number[] | null {
   return bytes;
 }
 
+/**
+ * Where RFC 6052 puts the IPv4 address for each prefix length that fits inside the local-use
+ * prefix 64:ff9b:1::/48 (an operator picks one): the byte positions of its four bytes. Byte 8 (the
+ * "u" octet) and every byte after the address must then be zero; a /96 has neither rule.
+ */
+const NAT64_LAYOUTS: readonly { at: readonly number[]; zero: readonly number[] }[] = [
+  { at: [12, 13, 14, 15], zero: [] }, // /96
+  { at: [9, 10, 11, 12], zero: [8, 13, 14, 15] }, // /64
+  { at: [7, 9, 10, 11], zero: [8, 12, 13, 14, 15] }, // /56
+  { at: [6, 7, 9, 10], zero: [8, 11, 12, 13, 14, 15] }, // /48
+];
+
+/**
+ * IPv6 forms that carry an IPv4 address: what such an address reaches (through the host's own
+ * stack, a translator or a tunnel relay) is the IPv4 address inside it, so that is what is judged.
+ * Each form: the leading bytes that identify it, and the IPv4 addresses it may carry (more than
+ * one where the layout is the operator's choice: refused when any of them is internal).
+ */
+export const EMBEDDED_IPV4_FORMS: readonly { form: string; prefix: readonly number[]; ipv4: (b: readonly number[]) => number[][] }[] = [
+  // ::ffff:a.b.c.d (::ffff:0:0/96)
+  { form: 'IPv4-mapped', prefix: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], ipv4: (b) => [b.slice(12)] },
+  // ::ffff:0:a.b.c.d (::ffff:0:0:0/96, stateless translation)
+  { form: 'IPv4-translated', prefix: [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0], ipv4: (b) => [b.slice(12)] },
+  // ::a.b.c.d (::/96, deprecated; :: and ::1 are refused before this)
+  { form: 'IPv4-compatible', prefix: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], ipv4: (b) => [b.slice(12)] },
+  // 64:ff9b::/96, the well-known NAT64 prefix (only ever used as a /96)
+  { form: 'NAT64', prefix: [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0], ipv4: (b) => [b.slice(12)] },
+  // 64:ff9b:1::/48, local-use NAT64: every layout the address is valid under
+  {
+    form: 'local-use NAT64',
+    prefix: [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01],
+    ipv4: (b) => NAT64_LAYOUTS.filter((l) => l.zero.every((i) => b[i] === 0)).map((l) => l.at.map((i) => b[i]!)),
+  },
+  // 2002:AABB:CCDD::/48 carries AA.BB.CC.DD
+  { form: '6to4', prefix: [0x20, 0x02], ipv4: (b) => [b.slice(2, 6)] },
+  // 2001:0:server:flags:port:client, the client's address with every bit inverted
+  { form: 'Teredo', prefix: [0x20, 0x01, 0x00, 0x00], ipv4: (b) => [b.slice(12).map((x) => ~x & 0xff)] },
+];
+
 /** Why an address is refused, or null when it is a public address. */
 export function internalAddressReason(address: string): string | null {
   const family = net.isIP(address);
@@ -69,18 +108,13 @@ export function internalAddressReason(address: string): string | null {
   if (v6.check(address, 'ipv6')) return 'internal IPv6 address';
   const b = ipv6Bytes(address);
   if (!b) return 'unparsable IPv6 address';
-  const first10Zero = b.slice(0, 10).every((x) => x === 0);
-  const embedded = (at: number) => b.slice(at, at + 4).join('.');
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): the IPv4 address is what is reached.
-  if (first10Zero && ((b[10] === 0xff && b[11] === 0xff) || (b[10] === 0 && b[11] === 0))) {
-    return v4.check(embedded(12), 'ipv4') ? 'internal IPv4 address inside IPv6' : null;
-  }
-  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address too.
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && b.slice(4, 12).every((x) => x === 0)) {
-    return v4.check(embedded(12), 'ipv4') ? 'internal IPv4 address inside NAT64' : null;
-  }
-  if (b[0] === 0x20 && b[1] === 0x02) return v4.check(embedded(2), 'ipv4') ? 'internal IPv4 address inside 6to4' : null;
-  return null;
+  const embedded = EMBEDDED_IPV4_FORMS.find((f) => f.prefix.every((x, i) => b[i] === x));
+  if (!embedded) return null;
+  const internal = embedded
+    .ipv4(b)
+    .map((x) => x.join('.'))
+    .find((a) => v4.check(a, 'ipv4'));
+  return internal ? `internal IPv4 address ${internal} inside ${embedded.form}` : null;
 }
 
 export class BlockedAddressError extends Error {

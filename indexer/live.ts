@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 import { listen } from '../src/db/listen.js';
 import type { IndexNames } from '../src/es/index-names.js';
@@ -9,7 +9,8 @@ import { catchUp, FEED_BATCH } from './catch-up.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
-import { emptyMetrics, type IndexerMetrics } from './metrics.js';
+import { BulkError } from './bulk.js';
+import { indexerMetrics, type IndexerMetrics } from './metrics.js';
 import { createWake } from '../src/lib/wake.js';
 
 export const LIVE_CONSUMER = 'live';
@@ -29,6 +30,8 @@ export interface LiveIndexerOptions {
    * The first change after a quiet spell is taken at once.
    */
   gatherMs?: number;
+  /** Where the indexer counts (default: metrics of its own, in a registry nobody scrapes). */
+  metrics?: IndexerMetrics;
 }
 
 /** INDEXER_GATHER_MS's default. */
@@ -57,7 +60,9 @@ const PRUNE_EVERY = 50_000;
  * lock, so they take turns and never redo each other's batches.
  */
 export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIndexer> {
-  const metrics = emptyMetrics();
+  const metrics = opts.metrics ?? indexerMetrics();
+  // Stopping aborts a first build in progress (it deletes its index) instead of waiting for it.
+  const stopping = new AbortController();
   const wake = createWake();
   let idleWaiters: (() => void)[] = [];
   let stopped = false;
@@ -70,7 +75,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
     while (!stopped) {
       try {
         if (!ready) {
-          await ensureIndex(opts);
+          await ensureIndex(opts, metrics, stopping.signal);
           ready = true;
           opts.logger.info({ checkpoint: await loadCheckpoint(opts.pool, LIVE_CONSUMER) }, 'indexer following the change feed');
         }
@@ -96,7 +101,9 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         waiters.forEach((w) => w());
         await wake.wait(opts.pollMs ?? 500);
       } catch (err) {
+        if (stopped) break;
         metrics.errors += 1;
+        if (err instanceof BulkError || err instanceof esErrors.ElasticsearchClientError) metrics.bulkFailures += 1;
         opts.logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
         await sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
@@ -114,6 +121,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
       }),
     stop: async () => {
       stopped = true;
+      stopping.abort(new Error('the indexer is stopping'));
       wake.wake();
       await running;
       await subscriber.close().catch(() => undefined);
@@ -138,6 +146,7 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
   metrics.docs += batch.docs;
   metrics.lastDocsPerSecond = Math.round((batch.docs * 1000) / Math.max(ms, 1));
   metrics.lastBatchAt = Date.now();
+  metrics.batchWritten(batch, metrics.lastBatchAt);
   Object.assign(metrics, await feedLag(pool, batch.position));
   logger.info({ changes: batch.changes, docs: batch.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
 }
@@ -147,7 +156,7 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
  * (e.g. without product cards), whose answers this code's reads would get wrong. Readers keep the
  * old index until the swap. Under the build lock, so indexers starting together build it once.
  */
-function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions): Promise<void> {
+function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions, metrics: IndexerMetrics, signal: AbortSignal): Promise<void> {
   return withBuildLock(pool, async () => {
     if ((await indicesBehind(es, index.alias)).length > 0) {
       const have = await indexedVersion(es, index.alias);
@@ -156,7 +165,7 @@ function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions): Promise<v
     } else {
       logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
     }
-    const r = await rebuild({ pool, es, index, logger });
+    const r = await rebuild({ pool, es, index, logger, signal, onProgress: (p) => metrics.rebuildProgress(p) });
     logger.info(r, 'initial build done');
   });
 }

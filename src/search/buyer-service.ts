@@ -3,6 +3,7 @@ import { DomainError } from '../contract/errors.js';
 import { failureReason, type Answer } from './degraded/answer.js';
 import { requestKey } from './degraded/cache.js';
 import { LimiterBusy } from './degraded/limiter.js';
+import type { DegradedCause } from './degraded/metrics.js';
 import type { DegradedMode } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
 import { pgReads } from './pg-reads.js';
@@ -78,6 +79,7 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
       type R = Result<typeof method>;
       const key = requestKey(method, args);
       const permit = mode.tryAcquire();
+      let cause: DegradedCause = 'breaker_open';
       if (permit) {
         const ask = () => within((primary[method] as (...a: typeof args) => Promise<R>)(...args), guardMs);
         try {
@@ -89,11 +91,13 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
             mode.release(permit);
             return mode.shed<R>(key);
           }
-          mode.indexFailed(permit, failureReason(err), isTimeout(err));
+          const timedOut = isTimeout(err);
+          cause = timedOut ? 'timeout' : 'index_error';
+          mode.indexFailed(permit, failureReason(err), timedOut);
           log.warn({ method, err: failureReason(err) }, 'index query failed; answering in Degraded Mode');
         }
       }
-      return mode.answer(key, () => (fallback[method] as (...a: typeof args) => Promise<R>)(...args));
+      return mode.answer(key, () => (fallback[method] as (...a: typeof args) => Promise<R>)(...args), cause);
     },
   };
 }

@@ -27,8 +27,8 @@ export interface WarmUpResult {
 
 export const DEFAULT_WARM_UP: WarmUpOptions = { perFacet: 100, budgetMs: 60_000, timeoutMs: 10_000 };
 
-/** Asks `index` (a concrete index, not the alias) the warm set's searches, one at a time. */
-export async function warmUpIndex(es: Client, index: string, opts: WarmUpOptions = DEFAULT_WARM_UP): Promise<WarmUpResult> {
+/** Asks `index` (a concrete index, not the alias) the warm set's searches, one at a time; `signal` stops it early. */
+export async function warmUpIndex(es: Client, index: string, opts: WarmUpOptions = DEFAULT_WARM_UP, signal?: AbortSignal): Promise<WarmUpResult> {
   const started = Date.now();
   const reads = indexReads(es.child({ requestTimeout: opts.timeoutMs, maxRetries: 0 }), index);
   let requests = 0;
@@ -45,6 +45,6 @@ export async function warmUpIndex(es: Client, index: string, opts: WarmUpOptions
   const [landing] = await Promise.all(landingRequests().map((r) => ask(r.query)));
   const rest = landing ? singleFilterRequests(landing.facets, opts.perFacet) : [];
   let i = 0;
-  for (; i < rest.length && Date.now() - started < opts.budgetMs; i++) await ask(rest[i]!.query);
+  for (; i < rest.length && Date.now() - started < opts.budgetMs && !signal?.aborted; i++) await ask(rest[i]!.query);
   return { requests, failures, ms: Date.now() - started, skipped: rest.length - i };
 }

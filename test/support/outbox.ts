@@ -60,6 +60,8 @@ export async function insertEvents(pool: Pool, events: readonly (Partial<TestEve
 
 export interface Received {
   at: number;
+  /** When the answer was sent or the request was dropped (null while it is open). */
+  endedAt: number | null;
   headers: http.IncomingHttpHeaders;
   body: string;
   path: string;
@@ -94,7 +96,7 @@ export async function startReceiver(
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
-      const r: Received = { at: Date.now(), headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '' };
+      const r: Received = { at: Date.now(), endedAt: null, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), path: req.url ?? '' };
       received.push(r);
       rec.open += 1;
       rec.maxOpen = Math.max(rec.maxOpen, rec.open);
@@ -104,12 +106,14 @@ export async function startReceiver(
         res.on('close', () => {
           hanging.delete(res);
           rec.open -= 1;
+          r.endedAt = Date.now();
         });
         return;
       }
       res.writeHead(a.status, a.headers ?? {});
       res.end(a.body ?? '');
       rec.open -= 1;
+      r.endedAt = Date.now();
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -122,6 +126,19 @@ export async function startReceiver(
       server.close(() => resolve());
     });
   return rec;
+}
+
+/** Receivers started by one test, closed together after it. */
+export function receiverSet() {
+  const started: Receiver[] = [];
+  return {
+    async start(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+      const r = await startReceiver(...args);
+      started.push(r);
+      return r;
+    },
+    closeAll: () => Promise.all(started.splice(0).map((r) => r.close())),
+  };
 }
 
 export interface EventRow {

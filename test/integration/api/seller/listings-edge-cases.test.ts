@@ -114,10 +114,16 @@ describe('forged and foreign cursors', () => {
 describe('one seller cannot starve the pool', () => {
   const LOCK = 'SELECT pg_advisory_lock(1280442369, $1)';
   const UNLOCK = 'SELECT pg_advisory_unlock(1280442369, $1)';
-  /** Resolves once n backends wait on an advisory lock (the held seller lock). */
+  /**
+   * Resolves once n backends wait on an advisory lock (the held seller lock) in this file's
+   * database: pg_locks lists the whole server, where other test files' backends wait on their own.
+   */
   async function waiters(n: number) {
     for (let i = 0; i < 400; i++) {
-      const { rows } = await api.ctx.pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+      const { rows } = await api.ctx.pool.query(
+        `SELECT count(*)::int AS n FROM pg_locks
+         WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
       if (rows[0].n >= n) return;
       await new Promise((r) => setTimeout(r, 25));
     }

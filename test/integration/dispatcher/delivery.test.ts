@@ -4,20 +4,22 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/lib/logger.js';
-import { startDispatcher, type Dispatcher, type DispatcherConfig } from '../../dispatcher/loop.js';
-import { prometheusText } from '../../dispatcher/metrics.js';
-import { outboxGauges } from '../../src/db/webhook-deliveries.js';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { eventually } from '../support/eventually.js';
-import { addSeller, attemptRows, eventRow, insertEvents, startReceiver, type Receiver } from '../support/outbox.js';
+import { createLogger } from '../../../src/lib/logger.js';
+import type { DispatcherConfig } from '../../../dispatcher/config.js';
+import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
+import { outboxGauges } from '../../../src/db/webhook-deliveries.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { eventually } from '../../support/eventually.js';
+import { dispatcherMetricsText } from '../../support/dispatcher-metrics.js';
+import { testDispatcherConfig } from '../../support/dispatcher-config.js';
+import { addSeller, attemptRows, eventRow, insertEvents, receiverSet } from '../../support/outbox.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
 
 let ctx: TestContext;
 let dispatcher: Dispatcher | null = null;
-const receivers: Receiver[] = [];
+const receivers = receiverSet();
 
 beforeEach(async () => {
   ctx = await createTestContext();
@@ -25,30 +27,18 @@ beforeEach(async () => {
 afterEach(async () => {
   await dispatcher?.stop();
   dispatcher = null;
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
+  await receivers.closeAll();
   await ctx.close();
 });
 
-async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-  const r = await startReceiver(...args);
-  receivers.push(r);
-  return r;
-}
+const receiver = receivers.start;
 
 async function dispatch(config: Partial<DispatcherConfig> = {}): Promise<Dispatcher> {
   dispatcher = await startDispatcher({
     pool: ctx.pool,
     databaseUrl: ctx.databaseUrl,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
-    config: {
-      timeoutMs: 5000,
-      retryDelaysMs: [100, 200],
-      allowPrivateNetworks: true,
-      concurrency: 16,
-      perEndpoint: 4,
-      pollMs: 200,
-      ...config,
-    },
+    config: testDispatcherConfig(config),
   });
   return dispatcher;
 }
@@ -90,7 +80,7 @@ describe('webhook dispatcher', () => {
     }
     expect(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(rx.received[0]!.body, headersOf(rx.received[0]!))).toThrow();
 
-    const text = prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool));
+    const text = await dispatcherMetricsText(dispatcher!.metrics, await outboxGauges(ctx.pool));
     expect(text).toContain('webhook_deliveries_total{outcome="delivered"} 3');
     expect(text).toContain('webhook_attempt_duration_seconds_count 3');
     expect(text).toContain('webhook_pending_events 0');
@@ -136,7 +126,7 @@ describe('webhook dispatcher', () => {
       [2, 302, 'redirect not followed'],
       [3, 302, 'redirect not followed'],
     ]);
-    expect(prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool))).toContain('webhook_failed_events 2\n');
+    expect(await dispatcherMetricsText(dispatcher!.metrics, await outboxGauges(ctx.pool))).toContain('webhook_failed_events 2\n');
     expect(dispatcher!.metrics.deliveries).toEqual({ delivered: 0, retry: 4, failed: 2 });
     await new Promise((r) => setTimeout(r, 600));
     expect(rx.received).toHaveLength(6);

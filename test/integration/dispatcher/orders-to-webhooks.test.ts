@@ -2,14 +2,16 @@ import request from 'supertest';
 import type { Express } from 'express';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '../../src/db/pool.js';
-import { createLogger } from '../../src/lib/logger.js';
-import { enterOrder } from '../../src/orders/checkout.js';
-import { startDispatcher, type Dispatcher } from '../../dispatcher/loop.js';
-import { createTestContext, type TestContext } from '../support/context.js';
-import { eventually } from '../support/eventually.js';
-import { newSecret, startReceiver, type Receiver } from '../support/outbox.js';
-import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../support/seller-seed.js';
+import { withTransaction } from '../../../src/db/pool.js';
+import { createLogger } from '../../../src/lib/logger.js';
+import { enterOrder } from '../../../src/orders/checkout.js';
+import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
+import { createTestContext, type TestContext } from '../../support/context.js';
+import { testDispatcherConfig } from '../../support/dispatcher-config.js';
+import { eventually } from '../../support/eventually.js';
+import { newSecret, startReceiver, type Receiver } from '../../support/outbox.js';
+import { CUSTOMER } from '../../support/seller-api.js';
+import { BIRCH, MAPLE, seedSellerApi, sellerApp } from '../../support/seller-seed.js';
 
 // End to end: an order entered through the checkout path (src/orders/checkout.ts) and cancelled
 // through the API reaches the seller's webhook, its data byte-identical to GET /orders/{id}.
@@ -21,12 +23,6 @@ let dispatcher: Dispatcher;
 let maple: Receiver;
 let birch: Receiver;
 const secrets: Record<number, string> = {};
-
-const customer = {
-  name: 'A. Buyer',
-  email: 'a@example.com',
-  shipping_address: { line1: '1 Main St', line2: null, city: 'Halifax', province: 'NS', postal_code: 'B3H 1A1', country: 'CA' },
-};
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -44,7 +40,7 @@ beforeAll(async () => {
     pool: ctx.pool,
     databaseUrl: ctx.databaseUrl,
     logger: createLogger('silent'),
-    config: { timeoutMs: 5000, retryDelaysMs: [200], allowPrivateNetworks: true, concurrency: 8, perEndpoint: 2, pollMs: 200 },
+    config: testDispatcherConfig({ retryDelaysMs: [200], concurrency: 8, unhealthyConcurrency: 4, perEndpoint: 2 }),
   });
 });
 afterAll(async () => {
@@ -94,7 +90,7 @@ describe('orders to webhooks, end to end', () => {
     const sku = await listing(MAPLE, 1500, 3);
     const orderId = 'ord_e2e_maple';
     const entered = await withTransaction(ctx.pool, (c) =>
-      enterOrder(c, { orderId, sellerId: MAPLE, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 2 }] }),
+      enterOrder(c, { orderId, sellerId: MAPLE, currency: 'CAD', customer: CUSTOMER, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 2 }] }),
     );
     expect(entered.created).toBe(true);
     const detail = apiData(await request(app).get(`/orders/${orderId}`).set(auth(keys.maple)));
@@ -117,7 +113,7 @@ describe('orders to webhooks, end to end', () => {
     const sku = await listing(BIRCH, 900, 5);
     const orderId = 'ord_e2e_birch';
     await withTransaction(ctx.pool, (c) =>
-      enterOrder(c, { orderId, sellerId: BIRCH, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 3 }] }),
+      enterOrder(c, { orderId, sellerId: BIRCH, currency: 'CAD', customer: CUSTOMER, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 3 }] }),
     );
     const res = await request(app)
       .post(`/orders/${orderId}/cancel`)
@@ -137,7 +133,14 @@ describe('orders to webhooks, end to end', () => {
     await ctx.pool.query('DELETE FROM seller_webhooks WHERE seller_id = $1', [BIRCH]);
     const quiet = 'ord_e2e_birch_quiet';
     await withTransaction(ctx.pool, (c) =>
-      enterOrder(c, { orderId: quiet, sellerId: BIRCH, currency: 'CAD', customer, shippingMethod: 'Tracked', lines: [{ skuId: sku, quantity: 1 }] }),
+      enterOrder(c, {
+        orderId: quiet,
+        sellerId: BIRCH,
+        currency: 'CAD',
+        customer: CUSTOMER,
+        shippingMethod: 'Tracked',
+        lines: [{ skuId: sku, quantity: 1 }],
+      }),
     );
     const { rows } = await ctx.pool.query(`SELECT state, attempts FROM webhook_events WHERE order_id = $1`, [quiet]);
     expect(rows).toEqual([{ state: 'no_endpoint', attempts: 0 }]);
@@ -148,7 +151,7 @@ describe('orders to webhooks, end to end', () => {
         orderId: 'ord_e2e_marker',
         sellerId: MAPLE,
         currency: 'CAD',
-        customer,
+        customer: CUSTOMER,
         shippingMethod: 'Tracked',
         lines: [{ skuId: markerSku, quantity: 1 }],
       }),
