@@ -36,6 +36,10 @@ export interface LiveWritesResult {
   lagMs: number[];
   /** Sampled writes not visible 30 s after the writer stopped. */
   neverSeen: number;
+  /** Listings the writer changed, compared with the index once it stopped (nothing lost). */
+  checked: number;
+  /** Of those, offers whose indexed price is not PostgreSQL's 30 s after the writer stopped. */
+  differ: number;
 }
 
 export interface LiveWrites {
@@ -47,7 +51,7 @@ export function lagLine(r: LiveWritesResult): string {
   return (
     `${r.writes} changes in ${r.seconds.toFixed(0)} s (${(r.writes / r.seconds).toFixed(0)}/s, ${r.late} late, ${r.failed} failed); ` +
     `commit-to-visible of ${l.length} sampled: p50 ${pct(l, 0.5).toFixed(0)} / p99 ${pct(l, 0.99).toFixed(0)} / max ${pct(l, 1).toFixed(0)} ms, ` +
-    `${r.neverSeen} never visible`
+    `${r.neverSeen} never visible; index equals PostgreSQL for ${r.checked - r.differ} of ${r.checked} changed listings`
   );
 }
 
@@ -60,6 +64,7 @@ export async function startLiveWrites(o: LiveWritesOptions): Promise<LiveWrites>
   if (picks.length === 0) throw new Error('no live listings to change');
   const writer = createPool(o.databaseUrl, 8);
   const pending = new Map<string, { price: number; committedAt: number }>();
+  const changed = new Map<string, { sellerId: number; skuId: number }>();
   const lagMs: number[] = [];
   const inFlight = new Set<Promise<void>>();
   let writes = 0;
@@ -115,6 +120,7 @@ export async function startLiveWrites(o: LiveWritesOptions): Promise<LiveWrites>
             [sellerId, skuId],
           );
           writes += 1;
+          changed.set(docId.native(sellerId, skuId), { sellerId, skuId });
           if (sampled && rows[0]) pending.set(docId.native(sellerId, skuId), { price: rows[0].price, committedAt: performance.now() });
         } catch (err) {
           failed += 1;
@@ -135,7 +141,36 @@ export async function startLiveWrites(o: LiveWritesOptions): Promise<LiveWrites>
       await poller;
       await writer.end();
       lagMs.sort((a, b) => a - b);
-      return { rate: o.rate, writes, seconds, failed, late, lagMs, neverSeen: pending.size };
+      let differ = await mismatches(o, changed);
+      for (const until = performance.now() + 30_000; differ > 0 && performance.now() < until; differ = await mismatches(o, changed)) await sleep(500);
+      return { rate: o.rate, writes, seconds, failed, late, lagMs, neverSeen: pending.size, checked: changed.size, differ };
     },
   };
+}
+
+/** Changed listings whose offer in the index (as a search sees it) does not carry PostgreSQL's price. */
+async function mismatches(o: LiveWritesOptions, changed: Map<string, { sellerId: number; skuId: number }>): Promise<number> {
+  const pairs = [...changed.values()];
+  const { rows } = await o.pool.query<{ seller_id: number; sku_id: number; price: number }>(
+    `SELECT l.seller_id, l.sku_id, l.price FROM listings l
+       JOIN unnest($1::int[], $2::int[]) AS c(seller_id, sku_id) USING (seller_id, sku_id)`,
+    [pairs.map((p) => p.sellerId), pairs.map((p) => p.skuId)],
+  );
+  const want = new Map(rows.map((r) => [docId.native(r.seller_id, r.sku_id), r.price]));
+  let differ = 0;
+  const ids = [...changed.keys()];
+  for (let i = 0; i < ids.length; i += 2000) {
+    const chunk = ids.slice(i, i + 2000);
+    const res = await o.es.search({
+      index: o.alias,
+      size: chunk.length,
+      query: { ids: { values: chunk } },
+      _source: false,
+      docvalue_fields: ['price'],
+      filter_path: ['hits.hits._id', 'hits.hits.fields'],
+    });
+    const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
+    for (const id of chunk) if (got.get(id) !== want.get(id)) differ += 1;
+  }
+  return differ;
 }

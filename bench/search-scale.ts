@@ -609,7 +609,7 @@ for (const r of rows) {
     `| ${r.rate} | ${n(r.c1.apiSearchP99)} (${n(r.c1.esSearchP99)}) | ${n(r.c1.productP99)} (${n(r.c1.esProductP99)}) | ${n(r.c1.cartP50)} (${n(r.c1.esCartP50)}) | ` +
       `${n(r.c8.apiSearchP99)} (${n(r.c8.esSearchP99)}), ${r.c8.api5xx} of ${r.c8.searches}, ${r.c8.apiDegraded} | ` +
       `${o ? `${o.freshPerSec.toFixed(1)} (${o.freshPerSec8.toFixed(1)}), ${n(o.freshP99)} ms, ${o.degraded}, ${o.unavailable} (${n(o.shedP99)} ms), ${o.other5xx} of ${o.total}, ${o.readyMs} ms` : '-'} | ` +
-      `${r.lag ? `${n(Math.round(pct(r.lag.lagMs, 0.5)))} / ${n(Math.round(pct(r.lag.lagMs, 0.99)))} ms (${r.lag.lagMs.length} sampled, ${r.lag.neverSeen} unseen)` : '-'} | ${r.load} |`,
+      `${r.lag ? `${n(Math.round(pct(r.lag.lagMs, 0.5)))} / ${n(Math.round(pct(r.lag.lagMs, 0.99)))} ms (${r.lag.lagMs.length} sampled, ${r.lag.neverSeen} unseen; ${r.lag.checked - r.lag.differ} of ${r.lag.checked} changed listings equal PostgreSQL)` : '-'} | ${r.load} |`,
   );
 }
 for (const l of out) console.log(l);
