@@ -1,12 +1,12 @@
-import http from 'node:http';
 import { loadEnv } from '../src/config/env.js';
 import { createPool } from '../src/db/pool.js';
 import { outboxGauges } from '../src/db/webhook-deliveries.js';
 import { endpointGauges } from '../src/db/webhook-endpoints.js';
 import { createLogger } from '../src/lib/logger.js';
+import { createRegistry, serveMetrics } from '../src/lib/metrics.js';
 import { dispatcherConfig } from './config.js';
 import { startDispatcher } from './loop.js';
-import { prometheusText } from './metrics.js';
+import { registerDispatcherMetrics } from './metrics.js';
 
 // npm run webhooks: the long-lived webhook dispatcher (DECISIONS.md "Events").
 const env = loadEnv();
@@ -15,30 +15,21 @@ const pool = createPool(env.DATABASE_URL, 4, (err) => logger.warn({ err: err.mes
 const config = dispatcherConfig(env);
 const dispatcher = await startDispatcher({ pool, databaseUrl: env.DATABASE_URL, logger, config });
 
-const server = http
-  .createServer((req, res) => {
-    if (req.url !== '/metrics') {
-      res.statusCode = 404;
-      res.end();
-      return;
-    }
-    // The outbox gauges come from PostgreSQL; without it the process's own counters still answer.
-    Promise.all([outboxGauges(pool).catch(() => null), endpointGauges(pool, config.breakerFailures).catch(() => null)]).then(([g, e]) => {
-      res.setHeader('Content-Type', 'text/plain; version=0.0.4');
-      res.end(prometheusText(dispatcher.metrics, g, e));
-    });
-  })
-  .listen(env.WEBHOOK_METRICS_PORT, '127.0.0.1', () => {
-    const addr = server.address();
-    logger.info({ port: typeof addr === 'object' && addr ? addr.port : env.WEBHOOK_METRICS_PORT }, 'webhook metrics on /metrics');
-  })
-  .on('error', (err) => logger.warn({ err: err.message }, 'metrics endpoint not started'));
+const registry = createRegistry({ processMetrics: true });
+// The outbox and endpoint gauges come from PostgreSQL when scraped; without it the process's own counters still answer.
+registerDispatcherMetrics(registry, dispatcher.metrics, {
+  outbox: () => outboxGauges(pool),
+  endpoints: () => endpointGauges(pool, config.breakerFailures),
+});
+const server = serveMetrics(registry, env.WEBHOOK_METRICS_PORT, logger, env.METRICS_HOST);
 
+// SIGTERM or SIGINT: attempts in flight finish and are recorded, then the process exits. One
+// shutdown only: a second signal while stopping says so and changes nothing.
 let stopping = false;
 const shutdown = async (signal: string) => {
   if (stopping) {
-    logger.warn({ signal }, 'second signal: exiting without waiting for in-flight attempts');
-    process.exit(1);
+    logger.info({ signal, inFlight: dispatcher.metrics.inFlight }, 'webhook dispatcher already stopping; finishing in-flight attempts');
+    return;
   }
   stopping = true;
   logger.info({ signal, inFlight: dispatcher.metrics.inFlight }, 'webhook dispatcher stopping; finishing in-flight attempts');

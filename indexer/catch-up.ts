@@ -23,10 +23,10 @@ export async function catchUp(
   target: string,
   position: Position,
   consumer: string,
-): Promise<{ position: Position; changes: number; docs: number }> {
+): Promise<{ position: Position; changes: number; docs: number; committedAt: number[] }> {
   // 1. Changes: the feed rows committed after `position`.
   const rows = await readFeed(pool, position, FEED_BATCH);
-  if (rows.length === 0) return { position, changes: 0, docs: 0 };
+  if (rows.length === 0) return { position, changes: 0, docs: 0, committedAt: [] };
   // 2. Targets: every document those changes touch.
   const targets = await fanOut(pool, rows);
   // 3. Per chunk of targets: its facts, then its documents, one bulk request each.
@@ -43,7 +43,8 @@ export async function catchUp(
   // 4. Checkpoint: past the batch, once every document is written.
   const next = lastPosition(rows, position);
   await saveCheckpoint(pool, consumer, next);
-  return { position: next, changes: rows.length, docs };
+  // When each change was committed (its transaction's time), for the commit-to-indexed histogram.
+  return { position: next, changes: rows.length, docs, committedAt: rows.map((r) => r.createdAt.getTime()) };
 }
 
 /** Reads the productId of offer documents as the index holds them now (a realtime get, not a search). */

@@ -1,4 +1,4 @@
-import type { Client } from '@elastic/elasticsearch';
+import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 import { listen } from '../src/db/listen.js';
 import type { IndexNames } from '../src/es/index-names.js';
@@ -9,7 +9,8 @@ import { catchUp } from './catch-up.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
-import { emptyMetrics, type IndexerMetrics } from './metrics.js';
+import { BulkError } from './bulk.js';
+import { indexerMetrics, type IndexerMetrics } from './metrics.js';
 import { createWake } from '../src/lib/wake.js';
 
 export const LIVE_CONSUMER = 'live';
@@ -22,6 +23,8 @@ export interface LiveIndexerOptions {
   databaseUrl: string;
   /** Safety-net poll; NOTIFY is only a hint (it is lost while nobody listens). */
   pollMs?: number;
+  /** Where the indexer counts (default: metrics of its own, in a registry nobody scrapes). */
+  metrics?: IndexerMetrics;
 }
 
 export interface LiveIndexer {
@@ -47,7 +50,9 @@ const PRUNE_EVERY = 50_000;
  * lock, so they take turns and never redo each other's batches.
  */
 export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIndexer> {
-  const metrics = emptyMetrics();
+  const metrics = opts.metrics ?? indexerMetrics();
+  // Stopping aborts a first build in progress (it deletes its index) instead of waiting for it.
+  const stopping = new AbortController();
   const wake = createWake();
   let idleWaiters: (() => void)[] = [];
   let stopped = false;
@@ -60,7 +65,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
     while (!stopped) {
       try {
         if (!ready) {
-          await ensureIndex(opts);
+          await ensureIndex(opts, metrics, stopping.signal);
           ready = true;
           opts.logger.info({ checkpoint: await loadCheckpoint(opts.pool, LIVE_CONSUMER) }, 'indexer following the change feed');
         }
@@ -83,7 +88,9 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         waiters.forEach((w) => w());
         await wake.wait(opts.pollMs ?? 500);
       } catch (err) {
+        if (stopped) break;
         metrics.errors += 1;
+        if (err instanceof BulkError || err instanceof esErrors.ElasticsearchClientError) metrics.bulkFailures += 1;
         opts.logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
         await sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
@@ -101,6 +108,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
       }),
     stop: async () => {
       stopped = true;
+      stopping.abort(new Error('the indexer is stopping'));
       wake.wake();
       await running;
       await subscriber.close().catch(() => undefined);
@@ -125,6 +133,7 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
   metrics.docs += batch.docs;
   metrics.lastDocsPerSecond = Math.round((batch.docs * 1000) / Math.max(ms, 1));
   metrics.lastBatchAt = Date.now();
+  metrics.batchWritten(batch, metrics.lastBatchAt);
   Object.assign(metrics, await feedLag(pool, batch.position));
   logger.info({ changes: batch.changes, docs: batch.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
 }
@@ -134,7 +143,7 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
  * (e.g. without product cards), whose answers this code's reads would get wrong. Readers keep the
  * old index until the swap. Under the build lock, so indexers starting together build it once.
  */
-function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions): Promise<void> {
+function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions, metrics: IndexerMetrics, signal: AbortSignal): Promise<void> {
   return withBuildLock(pool, async () => {
     if ((await indicesBehind(es, index.alias)).length > 0) {
       const have = await indexedVersion(es, index.alias);
@@ -143,7 +152,7 @@ function ensureIndex({ pool, es, index, logger }: LiveIndexerOptions): Promise<v
     } else {
       logger.info({ alias: index.alias }, 'no index behind the alias: building it from PostgreSQL');
     }
-    const r = await rebuild({ pool, es, index, logger });
+    const r = await rebuild({ pool, es, index, logger, signal, onProgress: (p) => metrics.rebuildProgress(p) });
     logger.info(r, 'initial build done');
   });
 }

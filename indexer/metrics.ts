@@ -1,30 +1,118 @@
-import { renderPrometheus } from '../src/lib/prometheus.js';
+import { Histogram, type Registry } from 'prom-client';
+import { counterFrom, createRegistry, gaugeFrom, stateGaugeFrom } from '../src/lib/metrics.js';
+import type { RebuildProgress } from './rebuild.js';
 
-/** Counters the indexer exposes (Prometheus text at /metrics, and in its batch logs). */
+// What the indexer counts (plain numbers: its logs and tests read them) and observes (histograms),
+// exposed through the process's prom-client registry on INDEXER_METRICS_PORT.
+
 export interface IndexerMetrics {
   batches: number;
   changes: number;
   docs: number;
+  /** Failed batch attempts (retried). */
   errors: number;
+  /** Failed batch attempts whose Elasticsearch side failed (bulk item errors, requests refused or timed out). */
+  bulkFailures: number;
   lagSeconds: number;
   pending: number;
   /** Documents per second over the last batch. */
   lastDocsPerSecond: number;
   lastBatchAt: number | null;
+  /** A batch written and checkpointed: its sizes, and when each of its changes was committed (ms since the epoch). */
+  batchWritten(batch: { changes: number; docs: number; committedAt: readonly number[] }, now: number): void;
+  /** Progress of a rebuild this process runs (the indexer's first build). */
+  rebuildProgress(p: RebuildProgress): void;
 }
 
-export function emptyMetrics(): IndexerMetrics {
-  return { batches: 0, changes: 0, docs: 0, errors: 0, lagSeconds: 0, pending: 0, lastDocsPerSecond: 0, lastBatchAt: null };
+/** Seconds from a change's commit to its documents written; the alert reads 5 s. */
+const LAG_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
+/** Changes per batch (at most FEED_BATCH, 5,000). */
+const CHANGE_BUCKETS = [1, 10, 50, 100, 500, 1000, 2500, 5000];
+/** Documents written per batch (a store-wide change fans out to thousands). */
+const DOC_BUCKETS = [1, 10, 100, 500, 1000, 5000, 10_000, 50_000, 100_000];
+
+/** The phases a rebuild reports, and `idle` before any. */
+const REBUILD_PHASES = ['idle', 'snapshot', 'catch-up', 'allocation', 'swap', 'done'] as const;
+
+/**
+ * A rebuild's progress as gauges (phase, documents written, documents to write), for whichever
+ * process runs it: the indexer's first build, `npm run reindex` (REINDEX_METRICS_PORT).
+ */
+export function rebuildMetrics(registry: Registry): (p: RebuildProgress) => void {
+  const now = { phase: 'idle' as string, done: 0, total: 0 };
+  stateGaugeFrom(
+    registry,
+    'indexer_rebuild_phase',
+    'Phase of the rebuild this process runs (idle: none yet)',
+    'phase',
+    REBUILD_PHASES,
+    () => now.phase as (typeof REBUILD_PHASES)[number],
+  );
+  gaugeFrom(registry, 'indexer_rebuild_docs_done', 'Documents the running rebuild has written', () => now.done);
+  gaugeFrom(
+    registry,
+    'indexer_rebuild_docs_total',
+    'Documents the running rebuild will write (an upper bound, known once its snapshot starts)',
+    () => now.total,
+  );
+  return (p) => {
+    now.phase = p.phase;
+    if (p.phase === 'snapshot' || p.phase === 'done') {
+      now.done = p.done;
+      now.total = p.total;
+    }
+  };
 }
 
-export function prometheusText(m: IndexerMetrics): string {
-  return renderPrometheus([
-    { name: 'indexer_batches_total', type: 'counter', help: 'Batches written to Elasticsearch', value: m.batches },
-    { name: 'indexer_changes_total', type: 'counter', help: 'Change feed rows consumed', value: m.changes },
-    { name: 'indexer_docs_total', type: 'counter', help: 'Documents written or deleted', value: m.docs },
-    { name: 'indexer_errors_total', type: 'counter', help: 'Failed batch attempts (retried)', value: m.errors },
-    { name: 'indexer_lag_seconds', type: 'gauge', help: 'Age of the oldest change not yet indexed', value: m.lagSeconds },
-    { name: 'indexer_pending_changes', type: 'gauge', help: 'Change feed rows not yet indexed', value: m.pending },
-    { name: 'indexer_docs_per_second', type: 'gauge', help: 'Throughput of the last batch', value: m.lastDocsPerSecond },
-  ]);
+/** The indexer's metrics in `registry` (a registry of their own by default: in-process indexers of tests). */
+export function indexerMetrics(registry: Registry = createRegistry({ processMetrics: false })): IndexerMetrics {
+  const lag = new Histogram({
+    name: 'indexer_commit_to_indexed_seconds',
+    help: 'Seconds from a change committed in PostgreSQL (its transaction time) to its documents written and checkpointed',
+    buckets: LAG_BUCKETS,
+    registers: [registry],
+  });
+  const batchChanges = new Histogram({
+    name: 'indexer_batch_changes',
+    help: 'Change feed rows per batch',
+    buckets: CHANGE_BUCKETS,
+    registers: [registry],
+  });
+  const batchDocs = new Histogram({
+    name: 'indexer_batch_docs',
+    help: 'Documents written or deleted per batch',
+    buckets: DOC_BUCKETS,
+    registers: [registry],
+  });
+  const m: IndexerMetrics = {
+    batches: 0,
+    changes: 0,
+    docs: 0,
+    errors: 0,
+    bulkFailures: 0,
+    lagSeconds: 0,
+    pending: 0,
+    lastDocsPerSecond: 0,
+    lastBatchAt: null,
+    batchWritten(batch, now) {
+      batchChanges.observe(batch.changes);
+      batchDocs.observe(batch.docs);
+      for (const at of batch.committedAt) lag.observe(Math.max(0, (now - at) / 1000));
+    },
+    rebuildProgress: rebuildMetrics(registry),
+  };
+  counterFrom(registry, 'indexer_batches_total', 'Batches written to Elasticsearch', () => m.batches);
+  counterFrom(registry, 'indexer_changes_total', 'Change feed rows consumed', () => m.changes);
+  counterFrom(registry, 'indexer_docs_total', 'Documents written or deleted', () => m.docs);
+  counterFrom(registry, 'indexer_errors_total', 'Failed batch attempts (retried)', () => m.errors);
+  counterFrom(
+    registry,
+    'indexer_bulk_failures_total',
+    'Failed batch attempts whose Elasticsearch writes failed (item errors, requests refused or timed out)',
+    () => m.bulkFailures,
+  );
+  gaugeFrom(registry, 'indexer_lag_seconds', 'Age of the oldest change not yet indexed', () => m.lagSeconds);
+  gaugeFrom(registry, 'indexer_pending_changes', 'Change feed rows not yet indexed (the feed backlog)', () => m.pending);
+  gaugeFrom(registry, 'indexer_docs_per_second', 'Throughput of the last batch', () => m.lastDocsPerSecond);
+  return m;
 }

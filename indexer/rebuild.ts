@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
+import { holdIndex } from '../src/db/index-holds.js';
 import { SNAPSHOT, withTransaction, type Pool, type PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
@@ -37,6 +38,10 @@ export interface RebuildOptions {
    * its check that writes were replayed does not depend on timing).
    */
   beforeSnapshot?: () => Promise<void>;
+  /** Stops the rebuild before its swap (SIGINT, SIGTERM, a stopping indexer); it deletes its index. */
+  signal?: AbortSignal;
+  /** Told the concrete index this rebuild builds, once it exists (a stopped rebuild deletes it). */
+  onIndex?: (name: string) => void;
 }
 
 export interface RebuildResult {
@@ -51,24 +56,32 @@ export interface RebuildResult {
  * Zero-downtime rebuild: a fresh concrete index is loaded from one consistent PostgreSQL snapshot,
  * then the change feed is replayed from a position taken before the snapshot (so nothing committed
  * meanwhile is lost), and the alias is swapped atomically under the batch lock. Readers keep using
- * the old index until the swap.
+ * the old index until the swap. A rebuild that stops before its swap (an error, `signal`) deletes
+ * its index; while it runs it holds it (src/db/index-holds.ts), so `npm run indices -- --prune`
+ * leaves it alone, and prunes it if the rebuild was killed before it could delete it.
  */
 export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   const { pool, es, index, logger } = opts;
   const started = Date.now();
   const name = index.concrete(`${Date.now()}`);
   const consumer = `rebuild:${name}`;
-  await createIndex(es, name, { bulkLoad: true, layout: index.layout });
-  // Registered before the snapshot: every change the snapshot misses sits above this position,
-  // and the checkpoint row keeps feed pruning from deleting what the replay still needs.
-  const start = await horizon(pool);
-  await saveCheckpoint(pool, consumer, start);
-  logger.info({ index: name, start }, 'rebuild: loading snapshot');
+  // Held before it exists. A hold whose connection fails holds nothing: the rebuild stops.
+  const hold = await holdIndex(pool, name);
+  const lost = new AbortController();
+  hold.onLost((err) => lost.abort(new Error(`the hold on ${name} was lost: ${err.message}`)));
+  const signal = opts.signal ? AbortSignal.any([opts.signal, lost.signal]) : lost.signal;
 
   let docs = 0;
   try {
+    await createIndex(es, name, { bulkLoad: true, layout: index.layout });
+    opts.onIndex?.(name);
+    // Registered before the snapshot: every change the snapshot misses sits above this position,
+    // and the checkpoint row keeps feed pruning from deleting what the replay still needs.
+    const start = await horizon(pool);
+    await saveCheckpoint(pool, consumer, start);
+    logger.info({ index: name, start }, 'rebuild: loading snapshot');
     await opts.beforeSnapshot?.();
-    docs = await loadSnapshot(pool, es, name, opts.onProgress);
+    docs = await loadSnapshot(pool, es, name, opts.onProgress, signal);
     const snapshotMs = Date.now() - started;
     logger.info({ index: name, docs, ms: snapshotMs }, 'rebuild: snapshot loaded, replaying changes');
 
@@ -77,6 +90,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     let replayed = 0;
     // Most of the replay runs beside the live indexer; the last pass holds the batch lock.
     for (;;) {
+      signal.throwIfAborted();
       const r = await catchUp(pool, es, name, position, consumer);
       position = r.position;
       replayed += r.changes;
@@ -88,6 +102,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     const green = await waitForAllocation(es, name);
     logger.info({ index: name, waitedMs: green.ms }, 'rebuild: every shard copy allocated (green)');
     await withBatchLock(pool, async () => {
+      signal.throwIfAborted();
       opts.onProgress?.({ phase: 'swap', done: 0, total: 0 });
       for (;;) {
         const r = await catchUp(pool, es, name, position, consumer);
@@ -111,8 +126,18 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     return { index: name, docs, snapshotMs, totalMs: Date.now() - started, replayedChanges: replayed };
   } catch (err) {
     await dropCheckpoint(pool, consumer).catch(() => undefined);
-    await es.indices.delete({ index: name }).catch(() => undefined);
+    const deleted = await es.indices.delete({ index: name }, { ignore: [404] }).then(
+      () => true,
+      () => false,
+    );
+    // Not deleted (the cluster unreachable): it stays an orphan until `npm run indices -- --prune`.
+    logger.warn(
+      { index: name, deleted, err: (err as Error).message },
+      deleted ? 'rebuild stopped; its index deleted' : 'rebuild stopped; its index could not be deleted',
+    );
     throw err;
+  } finally {
+    await hold.release();
   }
 }
 
@@ -131,7 +156,13 @@ export const SNAPSHOT_BULK_CONCURRENCY = 2;
  * SNAPSHOT_BULK_CONCURRENCY at a time. So Elasticsearch never waits for PostgreSQL or for document
  * building unless they are the slower side, and an error of either side stops both.
  */
-async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (p: RebuildProgress) => void): Promise<number> {
+async function loadSnapshot(
+  pool: Pool,
+  es: Client,
+  name: string,
+  onProgress: ((p: RebuildProgress) => void) | undefined,
+  signal: AbortSignal,
+): Promise<number> {
   let done = 0;
   return withTransaction(
     pool,
@@ -148,7 +179,7 @@ async function loadSnapshot(pool: Pool, es: Client, name: string, onProgress?: (
       );
       const bodies = Readable.from(bulkBodies(snapshotChunks(db, poBox), name, bodyPool()), { highWaterMark: SNAPSHOT_PREFETCH });
       try {
-        await pipeline(bodies, send);
+        await pipeline(bodies, send, { signal });
       } finally {
         // pipeline() settles on the first error without waiting for the other stages to stop: the
         // snapshot's reads (on this transaction's connection) and the requests in flight end first.

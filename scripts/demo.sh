@@ -59,7 +59,7 @@ WEBHOOK_ALLOW_PRIVATE_NETWORKS=true WEBHOOK_METRICS_PORT="${WEBHOOK_METRICS_PORT
 pids+=($!)
 
 say "starting the API on http://localhost:$PORT (log: .stack/demo-api.log)"
-node --import tsx src/main.ts > .stack/demo-api.log 2>&1 &
+node --max-old-space-size="${API_MAX_OLD_SPACE_MB:-256}" --import tsx src/main.ts > .stack/demo-api.log 2>&1 &
 pids+=($!)
 
 # Ready when the API answers and the index holds the sample: a landing search with results.

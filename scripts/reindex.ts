@@ -4,16 +4,32 @@ import { createPool } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexLayout, indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
+import { createRegistry, serveMetrics } from '../src/lib/metrics.js';
+import { rebuildMetrics } from '../indexer/metrics.js';
 import { rebuild, type RebuildProgress } from '../indexer/rebuild.js';
 
 // npm run reindex: a fresh index from PostgreSQL behind the alias, swapped atomically. Safe to run
 // beside a live indexer and live writes. A progress bar on a terminal, plain lines otherwise.
+// SIGINT or SIGTERM stops it before the swap and deletes the index it was building (the alias
+// keeps the one it had); its progress and process metrics are on REINDEX_METRICS_PORT meanwhile.
 
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'reindex');
 const pool = createPool(env.DATABASE_URL, 4);
 const es = createEsClient(env.ELASTICSEARCH_URL, 60_000);
 const index = indexNames(env.INDEX_PREFIX, indexLayout(env));
+const registry = createRegistry({ processMetrics: true });
+const reportProgress = rebuildMetrics(registry);
+const metricsServer = serveMetrics(registry, env.REINDEX_METRICS_PORT, logger, env.METRICS_HOST);
+const stop = new AbortController();
+let building: string | null = null;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stop.signal.aborted) return;
+    console.error(`\nreindex: ${signal}: stopping${building ? ` and deleting ${building}` : ''}`);
+    stop.abort(new Error(`stopped by ${signal}`));
+  });
+}
 
 const ALLOCATION_WAIT = `reindex allocation: waiting until every primary and replica (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s)) is allocated (green) before the swap`;
 const started = Date.now();
@@ -51,7 +67,18 @@ if (process.stderr.isTTY) {
 }
 
 try {
-  const result = await rebuild({ pool, es, index, logger, onProgress });
+  const result = await rebuild({
+    pool,
+    es,
+    index,
+    logger,
+    signal: stop.signal,
+    onIndex: (name) => (building = name),
+    onProgress: (p) => {
+      reportProgress(p);
+      onProgress(p);
+    },
+  });
   finish();
   console.log(
     `reindex done: ${result.docs} docs into ${result.index} in ${(result.totalMs / 1000).toFixed(1)}s ` +
@@ -59,9 +86,17 @@ try {
   );
 } catch (err) {
   finish();
-  console.error(`reindex failed: ${(err as Error).message}`);
-  process.exitCode = 1;
+  const left = building !== null && (await es.indices.exists({ index: building }).catch(() => true));
+  const what =
+    building === null
+      ? ''
+      : left
+        ? `; ${building} is left behind (npm run indices -- --prune deletes it)`
+        : `; deleted ${building}, the index it was building`;
+  console.error(`reindex ${stop.signal.aborted ? 'stopped' : 'failed'}: ${(err as Error).message}${what}`);
+  process.exitCode = stop.signal.aborted ? 130 : 1;
 } finally {
+  metricsServer.close();
   await pool.end();
   await es.close();
 }

@@ -6,7 +6,7 @@ import { createLogger } from './lib/logger.js';
 import { createApp } from './api/app.js';
 import { routeModules } from './api/routes/index.js';
 import { createServices } from './services.js';
-import { handleClientErrors } from './api/http-server.js';
+import { gracefulServer, handleClientErrors } from './api/http-server.js';
 
 const env = loadEnv();
 const logger = createLogger(env.LOG_LEVEL, 'api');
@@ -16,7 +16,7 @@ const pool = createPool(env.DATABASE_URL, env.PG_POOL_SIZE, onIdleError, limits)
 const authPool = createPool(env.DATABASE_URL, env.PG_AUTH_POOL_SIZE, onIdleError, limits);
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
 const infra = { env, pool, authPool, es, index: indexNames(env.INDEX_PREFIX), logger };
-const services = createServices(infra);
+const services = createServices(infra, { processMetrics: true });
 const app = createApp({ ...infra, services }, routeModules);
 
 // Requests Node's parser refuses (oversized headers, malformed) are answered in the envelope too.
@@ -25,16 +25,35 @@ const server = handleClientErrors(
     logger.info({ port: env.PORT, index: indexNames(env.INDEX_PREFIX).alias }, `API listening on http://localhost:${env.PORT}`);
   }),
 );
+const graceful = gracefulServer(server, services.lifecycle);
 
-const shutdown = (signal: string) => {
-  logger.info({ signal }, 'shutting down');
-  server.close(() => {
-    void services
-      .stop()
-      .then(() => Promise.allSettled([pool.end(), authPool.end(), es.close()]))
-      .then(() => process.exit(0));
-  });
-  setTimeout(() => process.exit(0), 5000).unref();
+// SIGTERM (a deployment stopping this instance): drain, as a load balancer expects: /readyz 503 at
+// once, requests still served for SHUTDOWN_DRAIN_MS, then the listener closes and requests in
+// flight get SHUTDOWN_GRACE_MS to finish. SIGINT (Ctrl-C at a terminal) skips the drain period.
+// Once started, a shutdown is not started again: a second signal only says so.
+let stopping = false;
+const shutdown = async (signal: 'SIGINT' | 'SIGTERM') => {
+  if (stopping) {
+    logger.info({ signal, inFlight: graceful.inFlight }, 'already shutting down');
+    return;
+  }
+  stopping = true;
+  const drainMs = signal === 'SIGTERM' ? env.SHUTDOWN_DRAIN_MS : 0;
+  logger.info({ signal, drainMs, graceMs: env.SHUTDOWN_GRACE_MS, inFlight: graceful.inFlight }, 'shutting down: /readyz answers 503, draining');
+  // A backstop: whatever hangs after the grace period (a stuck pool end) cannot keep the process.
+  setTimeout(
+    () => {
+      logger.error('shutdown did not finish in time; exiting');
+      process.exit(1);
+    },
+    drainMs + env.SHUTDOWN_GRACE_MS + 5000,
+  ).unref();
+  const cut = await graceful.drain({ drainMs, graceMs: env.SHUTDOWN_GRACE_MS });
+  if (cut > 0) logger.warn({ cut }, 'requests still in flight after the grace period were cut');
+  await services.stop();
+  await Promise.allSettled([pool.end(), authPool.end(), es.close()]);
+  logger.info('API stopped');
+  process.exit(0);
 };
-process.on('SIGINT', () => shutdown('SIGINT'));
-process.on('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

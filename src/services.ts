@@ -1,4 +1,7 @@
+import type { Registry } from 'prom-client';
 import type { Infra } from './config/infra.js';
+import { httpMetrics, type HttpMetrics } from './lib/http-metrics.js';
+import { createRegistry } from './lib/metrics.js';
 import { sharedLimiter, TokenBucketLimiter, type SharedLimiter } from './lib/rate-limiter.js';
 import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
 import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
@@ -24,6 +27,10 @@ export interface Services {
   rateLimits: { seller: SharedLimiter; public: TokenBucketLimiter; sellerAddress: TokenBucketLimiter; authFailures: SharedLimiter };
   /** Listing writes in flight per seller id (the per-seller write cap). */
   writesInFlight: Map<number, number>;
+  /** The process's Prometheus registry (GET /metrics) and the HTTP metrics the middleware records. */
+  metrics: { registry: Registry; http: HttpMetrics };
+  /** Set once the process drains before exiting: /readyz answers 503 from then on. */
+  lifecycle: { draining: boolean };
   /** Stops the timers (warmer, cluster watcher); resolves when a running warm pass has stopped. */
   stop(): Promise<void>;
 }
@@ -33,6 +40,8 @@ export interface ServiceOverrides {
   buyer?: BuyerServiceOptions;
   /** The warmer's settings (default: the DEGRADED_WARM_* environment). */
   warm?: Partial<WarmerOptions>;
+  /** prom-client's process and Node metrics in the registry (the API process; off for in-process apps of tests). */
+  processMetrics?: boolean;
   /** `memory`: the per-key and failed-authentication budgets stay in this process (the rate-limit bench's baseline). */
   rateLimitStore?: 'postgres' | 'memory';
 }
@@ -40,6 +49,8 @@ export interface ServiceOverrides {
 export function createServices(infra: Infra, overrides: ServiceOverrides = {}): Services {
   const degraded = createDegradedMode(infra, overrides.degraded);
   const { env } = infra;
+  const registry = createRegistry({ processMetrics: overrides.processMetrics ?? false });
+  degraded.registerMetrics(registry);
   // The small pool of key lookups: a seller's burst of writes holding the main pool cannot starve it.
   const store = overrides.rateLimitStore === 'memory' ? null : (infra.authPool ?? infra.pool);
   const warmer = createWarmer(infra, degraded, {
@@ -61,6 +72,8 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
       authFailures: sharedLimiter(store, 'auth-failures', env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
     },
     writesInFlight: new Map(),
+    metrics: { registry, http: httpMetrics(registry) },
+    lifecycle: { draining: false },
     stop: async () => {
       await warmer.stop();
       degraded.stop();

@@ -3,6 +3,7 @@ import type { AppDeps } from './deps.js';
 import { apiVersion } from './middleware/api-version.js';
 import { errorHandler, notFound, requireJsonBody } from './middleware/errors.js';
 import { installRequestLog } from './middleware/request-log.js';
+import { requestMetrics } from './middleware/request-metrics.js';
 import { jsonBody } from './middleware/json-body.js';
 
 /** Route groups register themselves here; each is a function of the shared deps. */
@@ -14,6 +15,7 @@ export function createApp(deps: AppDeps, modules: RouteModule[]): express.Expres
   app.set('query parser', 'extended');
   app.set('trust proxy', trustProxy(deps.env.TRUST_PROXY));
   installRequestLog(app, deps.logger);
+  app.use(requestMetrics(app, deps.services.metrics.http));
   app.use(apiVersion);
   app.use(requireJsonBody);
   app.use(jsonBody());

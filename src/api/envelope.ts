@@ -41,7 +41,12 @@ export function ok<T>(data: T, extra: { degraded?: boolean } = {}): { success: t
  * `JSON.stringify(data)`), so an answer already serialized is not serialized again.
  */
 export function okJson(dataJson: string, extra: { degraded?: boolean } = {}): string {
-  return extra.degraded ? `{"success":true,"degraded":true,"data":${dataJson}}` : `{"success":true,"data":${dataJson}}`;
+  return `${okJsonHead(extra)}${dataJson}}`;
+}
+
+/** The text of `okJson` before the data's JSON (after it comes `}`). */
+export function okJsonHead(extra: { degraded?: boolean } = {}): string {
+  return extra.degraded ? '{"success":true,"degraded":true,"data":' : '{"success":true,"data":';
 }
 
 export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {

@@ -50,6 +50,10 @@ const envSchema = z
     PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     /** Express `trust proxy`: which hops may set X-Forwarded-For (the client address of the rate limits). */
     TRUST_PROXY: z.string().min(1).default('loopback'),
+    /** On SIGTERM the API keeps serving this long with /readyz answering 503, so a load balancer stops sending it requests. */
+    SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(5000),
+    /** Then requests in flight get this long to finish before their connections are cut. */
+    SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
     /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
     HEALTH_DETAILS: z
       .enum(['true', 'false'])
@@ -107,6 +111,14 @@ const envSchema = z
     /** Finished events (and their attempts) are deleted this many days after they finished. */
     WEBHOOK_RETENTION_DAYS: z.coerce.number().positive().default(30),
     WEBHOOK_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+    /** Address the indexer's, the dispatcher's and reindex's metrics endpoints listen on. */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    // Indexer and rebuilds.
+    INDEXER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+    /** The live indexer's safety-net poll of the change feed (NOTIFY wakes it at once). */
+    INDEXER_POLL_MS: z.coerce.number().int().positive().default(500),
+    /** `npm run reindex` serves its progress and process metrics here while it runs. */
+    REINDEX_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   })
   .superRefine((env, ctx) => {
     // Anyone can read the development secret, and with it forge any cursor: production must set its own.

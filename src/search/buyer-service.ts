@@ -1,7 +1,9 @@
+import { errors as esErrors } from '@elastic/elasticsearch';
 import type { Infra } from '../config/infra.js';
 import { DomainError } from '../contract/errors.js';
 import { failureReason, type Answer } from './degraded/answer.js';
 import { requestKey } from './degraded/cache.js';
+import type { DegradedCause } from './degraded/metrics.js';
 import type { DegradedMode } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
 import { pgReads } from './pg-reads.js';
@@ -66,17 +68,19 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
       type R = Result<typeof method>;
       const key = requestKey(method, args);
       const permit = mode.tryAcquire();
+      let cause: DegradedCause = 'breaker_open';
       if (permit) {
         try {
           const data = await within((primary[method] as (...a: typeof args) => Promise<R>)(...args), guardMs);
           return mode.indexAnswered(permit, key, data);
         } catch (err) {
           if (err instanceof DomainError) throw err;
+          cause = err instanceof QueryTimeout || err instanceof esErrors.TimeoutError ? 'timeout' : 'index_error';
           mode.indexFailed(permit, failureReason(err));
           log.warn({ method, err: failureReason(err) }, 'index query failed; answering in Degraded Mode');
         }
       }
-      return mode.answer(key, () => (fallback[method] as (...a: typeof args) => Promise<R>)(...args));
+      return mode.answer(key, () => (fallback[method] as (...a: typeof args) => Promise<R>)(...args), cause);
     },
   };
 }

@@ -8,7 +8,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export function spawnIndexer(env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string } & Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...env, INDEXER_METRICS_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' },
+    env: { ...process.env, INDEXER_METRICS_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return child;

@@ -22,7 +22,8 @@ export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
-function refuse(r: TakeResult, what: string): never {
+function refuse(deps: AppDeps, r: TakeResult, what: string, limit: 'seller_address' | 'auth_failures'): never {
+  deps.services.metrics.http.rateLimited(limit);
   const seconds = retryAfterSeconds(r.retryAfterMs);
   throw new ApiError(429, 'RATE_LIMITED', `Too many ${what} from this address; retry in ${seconds} s`, undefined, {
     'Retry-After': String(seconds),
@@ -34,13 +35,13 @@ export function checkAddressBeforeAuth(deps: AppDeps, req: Request): void {
   const { requests, failures } = limitersFor(deps);
   const key = clientAddress(req);
   const failed = failures.blockedHere(key);
-  if (failed) refuse(failed, 'failed authentications');
+  if (failed) refuse(deps, failed, 'failed authentications', 'auth_failures');
   const r = requests.take(key, Date.now());
-  if (!r.allowed) refuse(r, 'requests');
+  if (!r.allowed) refuse(deps, r, 'requests', 'seller_address');
 }
 
 /** Call when authentication failed: spends one of the address's shared failure budget; 429 beyond it. */
 export async function recordAuthFailure(deps: AppDeps, req: Request): Promise<void> {
   const r = await limitersFor(deps).failures.take(clientAddress(req));
-  if (!r.allowed) refuse(r, 'failed authentications');
+  if (!r.allowed) refuse(deps, r, 'failed authentications', 'auth_failures');
 }

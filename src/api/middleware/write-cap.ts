@@ -16,6 +16,7 @@ export function sellerWriteCap(deps: AppDeps): RequestHandler {
     const sellerId = sellerOf(req).sellerId;
     const n = active.get(sellerId) ?? 0;
     if (n >= cap) {
+      deps.services.metrics.http.rateLimited('seller_writes');
       throw new ApiError(429, 'RATE_LIMITED', `At most ${cap} listing writes of one seller may run at once; retry when one has finished`, undefined, {
         'Retry-After': '1',
       });

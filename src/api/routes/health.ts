@@ -10,17 +10,25 @@ import { clusterReport, type ClusterReport } from '../../es/cluster-report.js';
 //   details, for a deployment whose API port is private: among them the cluster's health, its
 //   nodes and this service's unassigned shard copies, read live (a node lost from a cluster
 //   shows here while the API still answers buyers from the others).
-// /metrics: Prometheus text (Degraded Mode, breaker, cluster status, cache hits, fallbacks,
-//   503s); only with HEALTH_DETAILS=true.
+//   While the process drains before exiting (SIGTERM), /readyz answers 503 at once, so a load
+//   balancer stops sending it requests while those in flight finish.
+// /metrics: Prometheus text of the process's registry (process and Node metrics, request
+//   durations, 429s by limit, Degraded Mode, breaker, cluster status); only with
+//   HEALTH_DETAILS=true, on the API port (docs/operations.md, "Metrics").
 export const healthRoutes: RouteModule = (app, deps) => {
   const mode = deps.services.degraded;
   const details = deps.env.HEALTH_DETAILS;
+  const { lifecycle, metrics } = deps.services;
 
   app.get('/healthz', (_req, res) => {
     res.json({ success: true, data: { status: 'ok' } });
   });
 
   app.get('/readyz', async (_req, res) => {
+    if (lifecycle.draining) {
+      res.status(503).json(errorBody('SERVICE_UNAVAILABLE', 'Shutting down'));
+      return;
+    }
     const started = Date.now();
     const report: Promise<ClusterReport | { error: string }> | null = details
       ? clusterReport(deps.es, deps.index.pattern, 1000).catch((err: Error) => ({ error: err.message }))
@@ -59,8 +67,9 @@ export const healthRoutes: RouteModule = (app, deps) => {
   });
 
   if (details) {
-    app.get('/metrics', (_req, res) => {
-      res.type('text/plain; version=0.0.4; charset=utf-8').send(mode.prometheus());
+    app.get('/metrics', async (_req, res) => {
+      const text = await metrics.registry.metrics();
+      res.type(metrics.registry.contentType).send(text);
     });
   }
 };

@@ -1,42 +1,52 @@
-// What a buyer read answers: its data, whether it came in Degraded Mode, and its JSON text.
+// What a buyer read answers: its data, whether it came in Degraded Mode, and its JSON.
 
 export interface Answer<T> {
   readonly data: T;
   readonly degraded: boolean;
   /**
    * `JSON.stringify(data)`, computed at most once: a good index answer's is the text the
-   * last-good cache keeps, a cached answer's the text it kept (its `data` is only parsed when
-   * read). Routes that send `data` as it is build their response from this text.
+   * last-good cache keeps (its `data` is only parsed when read).
    */
   json(): string;
+  /**
+   * The JSON as a response sends it: the text, or for an answer from the last-good cache or the
+   * fallback's memo the UTF-8 bytes they keep, as they are (no decoding and encoding again).
+   */
+  body(): string | Buffer;
 }
 
-/** An answer from its data, its JSON text, or both (at least one). */
+/** An answer from its data, its JSON text, or both, or from the UTF-8 bytes of its JSON. */
 export class JsonAnswer<T> implements Answer<T> {
   #data: T | undefined;
   #hasData: boolean;
   #json: string | undefined;
+  #bytes: Buffer | undefined;
 
   constructor(
     readonly degraded: boolean,
-    from: { data: T; json?: string } | { json: string },
+    from: { data: T; json?: string } | { json: string } | { bytes: Buffer },
   ) {
     this.#hasData = 'data' in from;
     this.#data = 'data' in from ? from.data : undefined;
-    this.#json = from.json;
+    this.#json = 'json' in from ? from.json : undefined;
+    this.#bytes = 'bytes' in from ? from.bytes : undefined;
   }
 
   get data(): T {
     if (!this.#hasData) {
-      this.#data = JSON.parse(this.#json!) as T;
+      this.#data = JSON.parse(this.json()) as T;
       this.#hasData = true;
     }
     return this.#data as T;
   }
 
   json(): string {
-    if (this.#json === undefined) this.#json = JSON.stringify(this.#data);
+    if (this.#json === undefined) this.#json = this.#bytes === undefined ? JSON.stringify(this.#data) : this.#bytes.toString('utf8');
     return this.#json;
+  }
+
+  body(): string | Buffer {
+    return this.#bytes ?? this.json();
   }
 }
 

@@ -2,8 +2,11 @@ import { LRUCache } from 'lru-cache';
 
 // Last-good cache (DECISIONS.md "Degraded Mode"): every healthy index answer is kept under its
 // normalized request, so in Degraded Mode the same request gets the same answer, flagged degraded.
-// Entries are stored as their JSON text: the size bound is in bytes of that text, and a hit can
-// never hand out an object some caller has mutated.
+// Entries are kept as the UTF-8 bytes of their JSON, outside the JS heap, and a hit is sent as
+// those bytes: the size bound counts what the entries really hold. (Kept as JS strings, an answer
+// with one character beyond Latin-1, a ♀ in a name or a set named in Japanese, is two bytes a
+// character, so a bound on characters held up to twice its size: BENCHMARKS.md, "The API's
+// memory".) A hit can never hand out an object some caller has mutated.
 
 /**
  * JSON with object keys sorted and undefined members dropped; arrays keep their order (a filter
@@ -65,7 +68,7 @@ export function methodOfKey(key: string): string {
 }
 
 export interface LastGoodCacheOptions {
-  /** Upper bound on the summed size of keys and JSON answers, in bytes (UTF-16 code units). */
+  /** Upper bound on the summed size of keys (two bytes a character, at most) and UTF-8 JSON answers, in bytes. */
   maxBytes: number;
   maxEntries: number;
   /** Answers larger than this are not kept (default: maxBytes / 16). */
@@ -76,15 +79,22 @@ export interface LastGoodCacheOptions {
 
 export const DEFAULT_CACHE: LastGoodCacheOptions = { maxBytes: 64 * 1024 * 1024, maxEntries: 20_000 };
 
+/** The UTF-8 bytes of `json` in a buffer of their own (a small Buffer.from shares, and so keeps alive, an 8 KiB pool slab). */
+function ownBytes(json: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+  bytes.write(json, 'utf8');
+  return bytes;
+}
+
 export class LastGoodCache {
-  private readonly lru: LRUCache<string, string>;
+  private readonly lru: LRUCache<string, Buffer>;
 
   constructor(opts: LastGoodCacheOptions = DEFAULT_CACHE) {
-    this.lru = new LRUCache<string, string>({
+    this.lru = new LRUCache<string, Buffer>({
       max: opts.maxEntries,
       maxSize: opts.maxBytes,
       maxEntrySize: opts.maxEntryBytes ?? Math.max(1, Math.floor(opts.maxBytes / 16)),
-      sizeCalculation: (json, key) => Math.max(1, json.length + key.length),
+      sizeCalculation: (bytes, key) => Math.max(1, bytes.byteLength + 2 * key.length),
       ...(opts.ttlMs ? { ttl: opts.ttlMs, ttlAutopurge: false } : {}),
     });
   }
@@ -94,18 +104,23 @@ export class LastGoodCache {
   }
 
   get<T>(key: string): T | undefined {
-    const json = this.lru.get(key);
+    const json = this.getJson(key);
     return json === undefined ? undefined : (JSON.parse(json) as T);
   }
 
-  /** Keeps an answer already serialized (`JSON.stringify` of it): the text a response is built from. */
+  /** Keeps an answer already serialized (`JSON.stringify` of it), as its UTF-8 bytes. */
   setJson(key: string, json: string): void {
-    this.lru.set(key, json);
+    this.lru.set(key, ownBytes(json));
+  }
+
+  /** The UTF-8 bytes of the JSON kept under `key`: what a degraded answer sends as it is. */
+  getBytes(key: string): Buffer | undefined {
+    return this.lru.get(key);
   }
 
   /** The JSON text kept under `key`, as given to `set`/`setJson`. */
   getJson(key: string): string | undefined {
-    return this.lru.get(key);
+    return this.lru.get(key)?.toString('utf8');
   }
 
   has(key: string): boolean {
@@ -124,6 +139,7 @@ export class LastGoodCache {
     return this.lru.size;
   }
 
+  /** Bytes held: the UTF-8 answers and their keys (what the maxBytes bound counts). */
   get bytes(): number {
     return this.lru.calculatedSize;
   }

@@ -7,8 +7,8 @@ import type { DegradedMetrics } from './metrics.js';
 // reads run at once (more wait briefly, then fail with LimiterBusy), so a flood of cache misses
 // cannot sink the database the rest of the service depends on.
 
-/** A fallback answer: as read (data and its JSON text), or the memo's text. */
-export type FallbackResult<T> = { data: T; json: string } | { json: string };
+/** A fallback answer: as read (data and its JSON text), or the memo's UTF-8 bytes. */
+export type FallbackResult<T> = { data: T; json: string } | { bytes: Buffer };
 
 export interface SharedFallback {
   /** The answer under `key`: the memo's, the one in flight, or `read()` run under the limiter. */
@@ -23,8 +23,8 @@ export function sharedFallback(options: { memo: LastGoodCacheOptions; limiter: L
   return {
     limiter,
     read<T>(key: string, read: () => Promise<T>): Promise<FallbackResult<T>> {
-      const kept = memo.getJson(key);
-      if (kept !== undefined) return Promise.resolve({ json: kept });
+      const kept = memo.getBytes(key);
+      if (kept !== undefined) return Promise.resolve({ bytes: kept });
       let running = inFlight.get(key) as Promise<{ data: T; json: string }> | undefined;
       if (!running) {
         running = limiter

@@ -1,8 +1,17 @@
-import { renderPrometheus } from '../../lib/prometheus.js';
+import { Counter, type Registry } from 'prom-client';
+import { counterFrom, gaugeFrom, stateGaugeFrom } from '../../lib/metrics.js';
 import type { BreakerState } from './breaker.js';
 import type { ClusterView } from './cluster-watch.js';
 
-// Degraded Mode counters, exposed in Prometheus text format by GET /metrics.
+// Degraded Mode counters, kept as plain numbers by the mode (tests and benches read them) and
+// exposed through the API's prom-client registry (GET /metrics) when scraped.
+
+/** Why a buyer read was answered without the index. */
+export const DEGRADED_CAUSES = ['breaker_open', 'timeout', 'index_error'] as const;
+export type DegradedCause = (typeof DEGRADED_CAUSES)[number];
+/** What answered it. */
+const DEGRADED_SOURCES = ['cache', 'fallback'] as const;
+type DegradedSource = (typeof DEGRADED_SOURCES)[number];
 
 export interface DegradedMetrics {
   /** Buyer reads answered from the index. */
@@ -13,6 +22,8 @@ export interface DegradedMetrics {
   cacheHits: number;
   /** Buyer reads answered in Degraded Mode from PostgreSQL. */
   fallbacks: number;
+  /** Degraded answers by why the index did not answer and what did. */
+  answers: Record<DegradedCause, Record<DegradedSource, number>>;
   /** PostgreSQL fallback reads actually run (identical concurrent or recent misses share one). */
   fallbackQueries: number;
   /** PostgreSQL fallback reads that failed (timeout, busy, error). */
@@ -30,11 +41,13 @@ export interface DegradedMetrics {
 }
 
 export function emptyDegradedMetrics(): DegradedMetrics {
+  const none = () => ({ cache: 0, fallback: 0 });
   return {
     indexAnswers: 0,
     indexFailures: 0,
     cacheHits: 0,
     fallbacks: 0,
+    answers: { breaker_open: none(), timeout: none(), index_error: none() },
     fallbackQueries: 0,
     fallbackFailures: 0,
     unavailable: 0,
@@ -54,45 +67,45 @@ export interface DegradedGauges {
   fallback: { running: number; waiting: number };
 }
 
-/** Prometheus text of Degraded Mode: its state, the cluster's last status, the counters and gauges. */
-export function degradedPrometheus(metrics: DegradedMetrics, g: DegradedGauges): string {
-  return renderPrometheus([
-    { name: 'degraded_mode', help: 'Degraded Mode is on (1) or off (0)', type: 'gauge', value: g.state === 'closed' ? 0 : 1 },
-    ...(['closed', 'open', 'half-open'] as const).map((s) => ({
-      name: 'search_breaker_state',
-      help: 'Circuit breaker state in front of the search cluster',
-      type: 'gauge' as const,
-      value: s === g.state ? 1 : 0,
-      labels: { state: s },
-    })),
-    ...(['green', 'yellow', 'red', 'unreachable', 'probe-failed', 'unknown'] as const).map((s) => ({
-      name: 'search_cluster_status',
-      help: 'Last status the cluster watcher saw',
-      type: 'gauge' as const,
-      value: g.cluster === s ? 1 : 0,
-      labels: { status: s },
-    })),
-    { name: 'search_breaker_opens_total', help: 'Times Degraded Mode was entered', type: 'counter', value: metrics.opens },
-    { name: 'buyer_index_answers_total', help: 'Buyer reads answered from the index', type: 'counter', value: metrics.indexAnswers },
-    { name: 'buyer_index_failures_total', help: 'Buyer index queries that failed or timed out', type: 'counter', value: metrics.indexFailures },
-    { name: 'degraded_cache_hits_total', help: 'Buyer reads answered from the last-good cache', type: 'counter', value: metrics.cacheHits },
-    { name: 'degraded_fallbacks_total', help: 'Buyer reads answered from PostgreSQL', type: 'counter', value: metrics.fallbacks },
-    { name: 'degraded_fallback_queries_total', help: 'PostgreSQL fallback reads run', type: 'counter', value: metrics.fallbackQueries },
-    { name: 'degraded_fallback_failures_total', help: 'PostgreSQL fallback reads that failed', type: 'counter', value: metrics.fallbackFailures },
-    { name: 'degraded_unavailable_total', help: 'Buyer reads answered 503 SERVICE_UNAVAILABLE', type: 'counter', value: metrics.unavailable },
-    { name: 'degraded_cache_entries', help: 'Entries in the last-good cache', type: 'gauge', value: g.cache.entries },
-    { name: 'degraded_cache_bytes', help: 'Size of the last-good cache (JSON characters)', type: 'gauge', value: g.cache.bytes },
-    { name: 'degraded_warm_cache_entries', help: "Entries in the warm set's part of the last-good cache", type: 'gauge', value: g.warmCache.entries },
-    {
-      name: 'degraded_warm_cache_bytes',
-      help: "Size of the warm set's part of the last-good cache (JSON characters)",
-      type: 'gauge',
-      value: g.warmCache.bytes,
+const CLUSTER_STATUSES = ['green', 'yellow', 'red', 'unreachable', 'probe-failed', 'unknown'] as const;
+
+/** Degraded Mode's state, the cluster's last status, the counters and gauges, read from `metrics` and `gauges()` when scraped. */
+export function registerDegradedMetrics(registry: Registry, metrics: DegradedMetrics, gauges: () => DegradedGauges): void {
+  gaugeFrom(registry, 'degraded_mode', 'Degraded Mode is on (1) or off (0)', () => (gauges().state === 'closed' ? 0 : 1));
+  stateGaugeFrom(
+    registry,
+    'search_breaker_state',
+    'Circuit breaker state in front of the search cluster',
+    'state',
+    ['closed', 'open', 'half-open'],
+    () => gauges().state,
+  );
+  stateGaugeFrom(registry, 'search_cluster_status', 'Last status the cluster watcher saw', 'status', CLUSTER_STATUSES, () => gauges().cluster);
+  counterFrom(registry, 'search_breaker_opens_total', 'Times Degraded Mode was entered', () => metrics.opens);
+  counterFrom(registry, 'buyer_index_answers_total', 'Buyer reads answered from the index', () => metrics.indexAnswers);
+  counterFrom(registry, 'buyer_index_failures_total', 'Buyer index queries that failed or timed out', () => metrics.indexFailures);
+  new Counter({
+    name: 'degraded_answers_total',
+    help: 'Buyer reads answered degraded, by cause (breaker_open: not asked; timeout, index_error: asked and failed) and what answered (cache, fallback)',
+    labelNames: ['cause', 'answered_from'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const cause of DEGRADED_CAUSES) for (const from of DEGRADED_SOURCES) this.inc({ cause, answered_from: from }, metrics.answers[cause][from]);
     },
-    { name: 'degraded_warm_passes_total', help: 'Warm passes run to the end', type: 'counter', value: metrics.warmPasses },
-    { name: 'degraded_warm_requests_total', help: 'Warm requests answered by the index', type: 'counter', value: metrics.warmRequests },
-    { name: 'degraded_warm_failures_total', help: 'Warm requests that failed', type: 'counter', value: metrics.warmFailures },
-    { name: 'degraded_fallback_running', help: 'PostgreSQL fallback reads running', type: 'gauge', value: g.fallback.running },
-    { name: 'degraded_fallback_waiting', help: 'PostgreSQL fallback reads waiting for a slot', type: 'gauge', value: g.fallback.waiting },
-  ]);
+  });
+  counterFrom(registry, 'degraded_cache_hits_total', 'Buyer reads answered from the last-good cache', () => metrics.cacheHits);
+  counterFrom(registry, 'degraded_fallbacks_total', 'Buyer reads answered from PostgreSQL', () => metrics.fallbacks);
+  counterFrom(registry, 'degraded_fallback_queries_total', 'PostgreSQL fallback reads run', () => metrics.fallbackQueries);
+  counterFrom(registry, 'degraded_fallback_failures_total', 'PostgreSQL fallback reads that failed', () => metrics.fallbackFailures);
+  counterFrom(registry, 'degraded_unavailable_total', 'Buyer reads answered 503 SERVICE_UNAVAILABLE', () => metrics.unavailable);
+  gaugeFrom(registry, 'degraded_cache_entries', 'Entries in the last-good cache', () => gauges().cache.entries);
+  gaugeFrom(registry, 'degraded_cache_bytes', 'Size of the last-good cache (bytes: UTF-8 answers and their keys)', () => gauges().cache.bytes);
+  gaugeFrom(registry, 'degraded_warm_cache_entries', "Entries in the warm set's part of the last-good cache", () => gauges().warmCache.entries);
+  gaugeFrom(registry, 'degraded_warm_cache_bytes', "Size of the warm set's part of the last-good cache (bytes)", () => gauges().warmCache.bytes);
+  counterFrom(registry, 'degraded_warm_passes_total', 'Warm passes run to the end', () => metrics.warmPasses);
+  counterFrom(registry, 'degraded_warm_requests_total', 'Warm requests answered by the index', () => metrics.warmRequests);
+  counterFrom(registry, 'degraded_warm_failures_total', 'Warm requests that failed', () => metrics.warmFailures);
+  gaugeFrom(registry, 'degraded_fallback_running', 'PostgreSQL fallback reads running', () => gauges().fallback.running);
+  gaugeFrom(registry, 'degraded_fallback_waiting', 'PostgreSQL fallback reads waiting for a slot', () => gauges().fallback.waiting);
 }

@@ -1,4 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
+import type { Registry } from 'prom-client';
 import type { Infra } from '../../config/infra.js';
 import { DomainError } from '../../contract/errors.js';
 import type { Logger } from '../../lib/logger.js';
@@ -8,7 +9,7 @@ import { CircuitBreaker, type BreakerState, type Observation, type Permit } from
 import { LastGoodCache, methodOfKey } from './cache.js';
 import { watchCluster, type ClusterView, type ClusterWatch } from './cluster-watch.js';
 import { sharedFallback } from './fallback.js';
-import { degradedPrometheus, emptyDegradedMetrics, type DegradedMetrics } from './metrics.js';
+import { emptyDegradedMetrics, registerDegradedMetrics, type DegradedCause, type DegradedMetrics } from './metrics.js';
 import { degradedOptions, type DegradedOptions, type DegradedOverrides } from './options.js';
 
 // One Degraded Mode per process (built by createServices), the one owner of its policy: the
@@ -40,11 +41,12 @@ export interface DegradedMode {
   /**
    * The answer without the index, flagged degraded: the last-good answer to the same request,
    * else the PostgreSQL fallback's (`fallback`, shared and bounded); when neither can answer,
-   * DomainError('search-unavailable') with Retry-After.
+   * DomainError('search-unavailable') with Retry-After. `cause` (why the index did not answer)
+   * labels the count of degraded answers.
    */
-  answer<T>(key: string, fallback: () => Promise<T>): Promise<Answer<T>>;
-  /** Prometheus text of the mode and its counters. */
-  prometheus(): string;
+  answer<T>(key: string, fallback: () => Promise<T>, cause: DegradedCause): Promise<Answer<T>>;
+  /** Puts the mode's state and counters in the process's metrics registry (read when scraped). */
+  registerMetrics(registry: Registry): void;
   stop(): void;
 }
 
@@ -121,16 +123,18 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
       note();
       metrics.indexFailures += 1;
     },
-    answer: async <T>(key: string, read: () => Promise<T>): Promise<Answer<T>> => {
+    answer: async <T>(key: string, read: () => Promise<T>, cause: DegradedCause): Promise<Answer<T>> => {
       // The warm part first: the warmer keeps it current, the general part may hold an older answer.
-      const cached = warmCache.getJson(key) ?? cache.getJson(key);
+      const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
       if (cached !== undefined) {
         metrics.cacheHits += 1;
-        return new JsonAnswer<T>(true, { json: cached });
+        metrics.answers[cause].cache += 1;
+        return new JsonAnswer<T>(true, { bytes: cached });
       }
       try {
         const got = await fallback.read(key, read);
         metrics.fallbacks += 1;
+        metrics.answers[cause].fallback += 1;
         return new JsonAnswer<T>(true, got);
       } catch (err) {
         if (err instanceof DomainError) throw err;
@@ -140,14 +144,14 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
         throw new DomainError('search-unavailable', 'Search is temporarily unavailable; please retry shortly', undefined, options.retryAfterSeconds);
       }
     },
-    prometheus: () =>
-      degradedPrometheus(metrics, {
+    registerMetrics: (registry) =>
+      registerDegradedMetrics(registry, metrics, () => ({
         state: breaker.state,
         cluster: cluster().status,
         cache: { entries: cache.entries, bytes: cache.bytes },
         warmCache: { entries: warmCache.entries, bytes: warmCache.bytes },
         fallback: { running: fallback.limiter.running, waiting: fallback.limiter.waiting },
-      }),
+      })),
     stop: () => watch?.stop(),
   };
 }

@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/lib/logger.js';
 import type { DispatcherConfig } from '../../../dispatcher/config.js';
 import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
-import { prometheusText } from '../../../dispatcher/metrics.js';
 import { outboxGauges } from '../../../src/db/webhook-deliveries.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { eventually } from '../../support/eventually.js';
+import { dispatcherMetricsText } from '../../support/dispatcher-metrics.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { addSeller, attemptRows, eventRow, insertEvents, receiverSet } from '../../support/outbox.js';
 
@@ -80,7 +80,7 @@ describe('webhook dispatcher', () => {
     }
     expect(() => new Webhook(`whsec_${Buffer.from('another key').toString('base64')}`).verify(rx.received[0]!.body, headersOf(rx.received[0]!))).toThrow();
 
-    const text = prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool));
+    const text = await dispatcherMetricsText(dispatcher!.metrics, await outboxGauges(ctx.pool));
     expect(text).toContain('webhook_deliveries_total{outcome="delivered"} 3');
     expect(text).toContain('webhook_attempt_duration_seconds_count 3');
     expect(text).toContain('webhook_pending_events 0');
@@ -126,7 +126,7 @@ describe('webhook dispatcher', () => {
       [2, 302, 'redirect not followed'],
       [3, 302, 'redirect not followed'],
     ]);
-    expect(prometheusText(dispatcher!.metrics, await outboxGauges(ctx.pool))).toContain('webhook_failed_events 2\n');
+    expect(await dispatcherMetricsText(dispatcher!.metrics, await outboxGauges(ctx.pool))).toContain('webhook_failed_events 2\n');
     expect(dispatcher!.metrics.deliveries).toEqual({ delivered: 0, retry: 4, failed: 2 });
     await new Promise((r) => setTimeout(r, 600));
     expect(rx.received).toHaveLength(6);

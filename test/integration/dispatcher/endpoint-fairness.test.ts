@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DispatcherConfig } from '../../../dispatcher/config.js';
 import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
-import { prometheusText } from '../../../dispatcher/metrics.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { outboxGauges } from '../../../src/db/webhook-deliveries.js';
 import { endpointGauges } from '../../../src/db/webhook-endpoints.js';
@@ -13,6 +12,7 @@ import { eventually } from '../../support/eventually.js';
 import { addSeller, attemptRows, insertEvents, newSecret, receiverSet, type Receiver, type TestEvent } from '../../support/outbox.js';
 import { CUSTOMER } from '../../support/seller-api.js';
 import { MAPLE, seedSellerApi } from '../../support/seller-seed.js';
+import { dispatcherMetricsText } from '../../support/dispatcher-metrics.js';
 
 // Fairness across endpoints (docs/webhooks.md "Fairness and the breaker"), with real receivers on
 // loopback and a real PostgreSQL: endpoints that never answer must not hold back a healthy one,
@@ -187,7 +187,7 @@ describe('webhook delivery stays fair when endpoints hang', () => {
       );
       const attempts = await expectHangingEventsKeptOnSchedule(hanging.events, fairnessConfig.retryDelaysMs);
       const g = await endpointGauges(ctx.pool, fairnessConfig.breakerFailures);
-      const text = prometheusText(dispatchers[0]!.metrics, await outboxGauges(ctx.pool), g);
+      const text = await dispatcherMetricsText(dispatchers[0]!.metrics, await outboxGauges(ctx.pool), g);
       expect(text).toContain('webhook_endpoints{state="breaker_open"} 40\n');
       expect(text).toContain('webhook_endpoints{state="healthy"} 1\n');
       expect(text).toContain('webhook_pending_events_by_endpoint_state{state="breaker_open"} 400\n');

@@ -144,7 +144,7 @@ describe('webhook dispatcher faults', () => {
     expect(logged.rows[0]!.n).toBe(events.length);
   });
 
-  it('metrics while running; SIGTERM lets in-flight attempts finish, records them and exits 0', async () => {
+  it('metrics while running; SIGTERM lets in-flight attempts finish, records them and exits 0, a second SIGTERM changing nothing', async () => {
     // Answers slow enough that the metrics read below still finds all four in flight on a loaded machine.
     const { rx } = await trackingReceiver(3000);
     await addSeller(ctx.pool, 1, rx.url);
@@ -158,6 +158,8 @@ describe('webhook dispatcher faults', () => {
     const inFlight = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(inFlight).toContain('webhook_attempts_in_flight 4');
     expect(inFlight).toContain('webhook_pending_events 4');
+    child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
     child.kill('SIGTERM');
     expect(await exited(child)).toEqual({ code: 0, signal: null });
     expect(await states()).toEqual({ delivered: events.length });

@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDispatcher, type Dispatcher } from '../../../dispatcher/loop.js';
-import { prometheusText } from '../../../dispatcher/metrics.js';
 import { pruneFinishedEvents } from '../../../src/db/webhook-deliveries.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { eventually } from '../../support/eventually.js';
 import { addSeller, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
+import { dispatcherMetricsText } from '../../support/dispatcher-metrics.js';
 
 // The outbox stays bounded: finished events (delivered, failed, no_endpoint) and their attempts
 // go WEBHOOK_RETENTION_DAYS after they finished, deleted by the dispatcher in small batches;
@@ -84,7 +84,7 @@ describe('webhook event retention', () => {
     expect(await present(recent)).toEqual({ events: 20, attempts: 15 });
     expect(await present(pending)).toEqual({ events: 5, attempts: 5 });
     expect(dispatcher.metrics.pruned).toBe(700);
-    expect(prometheusText(dispatcher.metrics, null)).toContain('webhook_pruned_events_total 700\n');
+    expect(await dispatcherMetricsText(dispatcher.metrics, null)).toContain('webhook_pruned_events_total 700\n');
 
     // Meanwhile the queue works as usual.
     const [live] = await insertEvents(ctx.pool, [{ sellerId: 1 }]);

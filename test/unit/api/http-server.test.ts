@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect } from 'node:net';
 import express from 'express';
-import { handleClientErrors } from '../../../src/api/http-server.js';
+import { gracefulServer, handleClientErrors } from '../../../src/api/http-server.js';
 
 // Found by `npm run fuzz`: Node answers an oversized request line/headers (431) or a malformed
 // request (400) itself, with an empty body, outside the envelope.
@@ -51,5 +51,67 @@ describe('HTTP-level client errors', () => {
     } finally {
       server.close();
     }
+  });
+});
+
+/** A GET on a connection of its own; resolves with the status and the Connection header. */
+function get(port: number, path: string): Promise<{ status: number; connection: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, agent: false }, (r) => {
+      let body = '';
+      r.on('data', (c) => (body += c));
+      r.on('end', () => resolve({ status: r.statusCode!, connection: r.headers.connection, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('draining the server before exit', () => {
+  async function drainable() {
+    const lifecycle = { draining: false };
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    const app = express();
+    app.get('/readyz', (_req, res) => void res.status(lifecycle.draining ? 503 : 200).json({ draining: lifecycle.draining }));
+    app.get('/slow', async (_req, res) => {
+      await released;
+      res.json({ done: true });
+    });
+    const server = createServer(app);
+    const graceful = gracefulServer(server, lifecycle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, graceful, lifecycle, release, port: (server.address() as { port: number }).port };
+  }
+
+  it('answers /readyz 503 at once, serves new requests during the drain, lets the request in flight finish, then closes', async () => {
+    const { graceful, lifecycle, release, port } = await drainable();
+    expect((await get(port, '/readyz')).status).toBe(200);
+    const slow = get(port, '/slow');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(graceful.inFlight).toBe(1);
+    const drained = graceful.drain({ drainMs: 300, graceMs: 10_000 });
+    expect(lifecycle.draining).toBe(true);
+    const during = await get(port, '/readyz');
+    expect(during.status).toBe(503);
+    expect(during.connection).toBe('close');
+    await new Promise((r) => setTimeout(r, 600));
+    // The drain period is over: the listener is closed, the slow request still runs.
+    await expect(get(port, '/readyz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    let finished = false;
+    void drained.then(() => (finished = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(finished).toBe(false);
+    release();
+    expect(await slow).toMatchObject({ status: 200, body: '{"done":true}' });
+    expect(await drained).toBe(0);
+  });
+
+  it('cuts what is still in flight when the grace period ends, and says how many', async () => {
+    const { graceful, port } = await drainable();
+    const slow = get(port, '/slow').catch((err: NodeJS.ErrnoException) => err.code);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await graceful.drain({ drainMs: 0, graceMs: 200 })).toBe(1);
+    expect(await slow).toBe('ECONNRESET');
   });
 });

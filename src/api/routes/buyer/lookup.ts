@@ -1,6 +1,5 @@
 import type { RouteModule } from '../../app.js';
-import { okJson } from '../../envelope.js';
-import { sendJson } from '../../send-json.js';
+import { sendOkJson } from '../../send-json.js';
 import { parseOr400 } from '../../validate.js';
 import { lookupBodySchema } from '../../../contract/buyer.js';
 import type { BuyerService } from '../../../search/buyer-service.js';
@@ -12,6 +11,6 @@ export const lookupRoutes =
       const body = parseOr400(lookupBodySchema, req.body ?? {});
       const answer = await service.call('lookup', body);
       // The text of res.json(ok({ lines: answer.data }, ...)), around the answer's own JSON.
-      sendJson(res, okJson(`{"lines":${answer.json()}}`, { degraded: answer.degraded }));
+      sendOkJson(res, answer.body(), { degraded: answer.degraded }, ['{"lines":', '}']);
     });
   };

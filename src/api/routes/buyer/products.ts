@@ -1,6 +1,5 @@
 import type { RouteModule } from '../../app.js';
-import { okJson } from '../../envelope.js';
-import { sendJson } from '../../send-json.js';
+import { sendOkJson } from '../../send-json.js';
 import { parseOr400 } from '../../validate.js';
 import { productParamsSchema, productQuerySchema } from '../../../contract/buyer.js';
 import type { BuyerService } from '../../../search/buyer-service.js';
@@ -12,6 +11,6 @@ export const productRoutes =
       const { productId } = parseOr400(productParamsSchema, req.params);
       const q = parseOr400(productQuerySchema, req.query);
       const answer = await service.call('productPage', productId, q);
-      sendJson(res, okJson(answer.json(), { degraded: answer.degraded }));
+      sendOkJson(res, answer.body(), { degraded: answer.degraded });
     });
   };

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import request from 'supertest';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
+import { Registry } from 'prom-client';
 import { createApp, type RouteModule } from '../../../../src/api/app.js';
 import type { AppDeps } from '../../../../src/api/deps.js';
 import { ApiError } from '../../../../src/api/envelope.js';
 import { loadEnv } from '../../../../src/config/env.js';
 import type { Pool } from '../../../../src/db/pool.js';
 import { indexNames } from '../../../../src/es/index-names.js';
+import { httpMetrics } from '../../../../src/lib/http-metrics.js';
 import type { Client } from '@elastic/elasticsearch';
 
 // The request log: one line per request, in the shape pino-http wrote (dashboards and alerts read
@@ -36,7 +38,8 @@ function appWithLog(level = 'info') {
       throw new Error('kaboom');
     });
   };
-  const deps = { env: loadEnv({}), pool: {} as Pool, es: {} as Client, index: indexNames('unit'), logger } as AppDeps;
+  const services = { metrics: { http: httpMetrics(new Registry()) } } as AppDeps['services'];
+  const deps = { env: loadEnv({}), pool: {} as Pool, es: {} as Client, index: indexNames('unit'), logger, services } as AppDeps;
   return { app: createApp(deps, [routes]), lines };
 }
 

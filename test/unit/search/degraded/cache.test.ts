@@ -78,4 +78,40 @@ describe('last-good cache', () => {
     c.set('huge', 'y'.repeat(200));
     expect(c.get('huge')).toBeUndefined();
   });
+
+  it('counts the UTF-8 bytes it holds, however V8 would hold the same text as a string', () => {
+    const c = new LastGoodCache({ maxBytes: 1_000_000, maxEntries: 10 });
+    // One character beyond Latin-1 makes V8 hold a whole string at two bytes a character.
+    const latin = JSON.stringify({ name: 'Pokémon '.repeat(100) });
+    const beyond = JSON.stringify({ name: `${'Pikachu '.repeat(100)}♀` });
+    c.setJson('a', latin);
+    expect(c.bytes).toBe(Buffer.byteLength(latin) + 2);
+    c.setJson('b', beyond);
+    expect(c.bytes).toBe(Buffer.byteLength(latin) + 2 + Buffer.byteLength(beyond) + 2);
+    expect(Buffer.byteLength(beyond)).toBeLessThan(1.01 * beyond.length);
+    expect(c.getBytes('b')!.equals(Buffer.from(beyond))).toBe(true);
+    expect(c.getJson('b')).toBe(beyond);
+  });
+
+  it('keeps each answer in memory of its own, not in a slice of a shared pool slab', () => {
+    const c = new LastGoodCache({ maxBytes: 1_000_000, maxEntries: 10 });
+    c.setJson('small', '{"lines":[]}');
+    const kept = c.getBytes('small')!;
+    expect(kept.byteLength).toBe(12);
+    expect(kept.buffer.byteLength).toBe(12);
+  });
+
+  it('is bounded by those bytes: three-byte characters fill it three times as fast', () => {
+    const c = new LastGoodCache({ maxBytes: 1000, maxEntries: 100, maxEntryBytes: 1000 });
+    const ascii = JSON.stringify('x'.repeat(250));
+    const symbols = JSON.stringify('♂'.repeat(250));
+    c.setJson('a', ascii);
+    c.setJson('b', ascii);
+    c.setJson('c', ascii);
+    expect(c.entries).toBe(3);
+    c.setJson('d', symbols);
+    expect(c.bytes).toBeLessThanOrEqual(1000);
+    expect(c.has('d')).toBe(true);
+    expect(c.entries).toBe(1);
+  });
 });

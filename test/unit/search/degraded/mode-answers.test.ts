@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@elastic/elasticsearch';
+import { Registry } from 'prom-client';
 import { loadEnv } from '../../../../src/config/env.js';
 import { DomainError } from '../../../../src/contract/errors.js';
 import { indexNames } from '../../../../src/es/index-names.js';
@@ -29,19 +30,20 @@ describe('Degraded Mode answers without the index', () => {
     const good = m.indexAnswered(permit, 'search {"a":1}', { items: [1, 2] });
     expect(good).toMatchObject({ degraded: false, data: { items: [1, 2] } });
     let asked = 0;
-    const answer = await m.answer('search {"a":1}', async () => ++asked);
+    const answer = await m.answer('search {"a":1}', async () => ++asked, 'breaker_open');
     expect(answer.degraded).toBe(true);
     expect(answer.json()).toBe('{"items":[1,2]}');
     expect(answer.data).toEqual({ items: [1, 2] });
     expect(asked).toBe(0);
     expect(m.metrics).toMatchObject({ indexAnswers: 1, cacheHits: 1, fallbacks: 0, fallbackQueries: 0 });
+    expect(m.metrics.answers.breaker_open).toEqual({ cache: 1, fallback: 0 });
   });
 
   it('prefers the warm part, and an index answer to a warm request refreshes the warm entry', async () => {
     const m = degraded();
     m.cache.setJson('k', '"general"');
     m.warmCache.setJson('k', '"warm"');
-    expect((await m.answer('k', async () => 'pg')).data).toBe('warm');
+    expect((await m.answer('k', async () => 'pg', 'timeout')).data).toBe('warm');
     m.indexAnswered(m.tryAcquire()!, 'k', 'fresh');
     expect(m.warmCache.getJson('k')).toBe('"fresh"');
     expect(m.cache.getJson('k')).toBe('"general"');
@@ -57,36 +59,53 @@ describe('Degraded Mode answers without the index', () => {
       await gate;
       return { productId };
     };
-    const waiting = [m.answer('product [1]', read(1)), m.answer('product [1]', read(1)), m.answer('product [2]', read(2))];
+    const waiting = [
+      m.answer('product [1]', read(1), 'timeout'),
+      m.answer('product [1]', read(1), 'index_error'),
+      m.answer('product [2]', read(2), 'timeout'),
+    ];
     release();
     const answers = await Promise.all(waiting);
     expect(answers.map((a) => a.data)).toEqual([{ productId: 1 }, { productId: 1 }, { productId: 2 }]);
     expect(reads).toBe(2);
-    const again = await m.answer('product [1]', read(1));
+    const again = await m.answer('product [1]', read(1), 'breaker_open');
     expect(again.json()).toBe('{"productId":1}');
     expect(reads).toBe(2);
     expect(m.metrics).toMatchObject({ fallbacks: 4, fallbackQueries: 2, cacheHits: 0 });
+    expect(m.metrics.answers).toEqual({
+      breaker_open: { cache: 0, fallback: 1 },
+      timeout: { cache: 0, fallback: 2 },
+      index_error: { cache: 0, fallback: 1 },
+    });
   });
 
   it('answers 503 with Retry-After when PostgreSQL fails, and passes a DomainError through', async () => {
     const m = degraded({ retryAfterSeconds: 7 });
     const err = await m
-      .answer('search {}', async () => {
-        throw new Error('connection refused');
-      })
+      .answer(
+        'search {}',
+        async () => {
+          throw new Error('connection refused');
+        },
+        'breaker_open',
+      )
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({ kind: 'search-unavailable', retryAfterSeconds: 7 });
     const own = new DomainError('invalid-cursor', 'bad cursor');
     await expect(
-      m.answer('search {"x":1}', async () => {
-        throw own;
-      }),
+      m.answer(
+        'search {"x":1}',
+        async () => {
+          throw own;
+        },
+        'breaker_open',
+      ),
     ).rejects.toBe(own);
     expect(m.metrics).toMatchObject({ fallbackFailures: 1, unavailable: 1, fallbacks: 0 });
   });
 
-  it('opens after repeated index failures, counts them, and reports it in the metrics text', () => {
+  it('opens after repeated index failures, counts them, and reports it in the metrics text', async () => {
     const m = degraded({ breaker: { failureThreshold: 2 } });
     m.indexFailed(m.tryAcquire()!, 'timeout');
     expect(m.active).toBe(false);
@@ -94,7 +113,12 @@ describe('Degraded Mode answers without the index', () => {
     expect(m.active).toBe(true);
     expect(m.tryAcquire()).toBeNull();
     expect(m.metrics).toMatchObject({ indexFailures: 2, opens: 1 });
-    expect(m.prometheus()).toContain('degraded_mode 1\n');
-    expect(m.prometheus()).toContain('search_breaker_opens_total 1\n');
+    const registry = new Registry();
+    m.registerMetrics(registry);
+    const text = await registry.metrics();
+    expect(text).toContain('degraded_mode 1\n');
+    expect(text).toContain('search_breaker_opens_total 1\n');
+    expect(text).toContain('search_breaker_state{state="open"} 1\n');
+    expect(text).toContain('degraded_answers_total{cause="breaker_open",answered_from="cache"} 0\n');
   });
 });
