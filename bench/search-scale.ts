@@ -5,6 +5,16 @@
 //
 //   . .stack/env && npm run bench:search-scale -- [--prefix mp] [--api http://127.0.0.1:3000]
 //       [--reps 2] [--reps8 1] [--warm 3] [--connections 1,8] [--only landing,condition] [--pg 1]
+//       [--live-writes 0,20,100 [--settle 20]] [--overload 32]
+//
+// --live-writes R1,R2,...: the whole measurement once per rate, while a writer commits that many
+// listing changes a second through PostgreSQL (bench/live-writes.ts) and the live indexer (a
+// child process, from the saved checkpoint) carries them to the index; the commit-to-visible lag
+// of a sample of the writes is reported beside. --settle: seconds of writes before measuring.
+// --overload C (default 32, 0: none): after each rate's 8-connection run, the API alone at C
+// connections: fresh (not degraded) answers a second against the 8-connection run's, the
+// degraded and 503 answers (and how fast they came), and how long until /readyz is ready again.
+// The last table sums each rate up in one row, the API beside raw Elasticsearch.
 //
 // --pg N: instead, the same reads through the PostgreSQL fallback (Degraded Mode's pgReads, one
 // at a time, N passes, its statement timeout lifted so slow reads are timed, not cut off), with
@@ -29,7 +39,9 @@ import type { BuyerReads } from '../src/search/reads.js';
 import { encodeSearchCursor } from '../src/search/cursor.js';
 import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/contract/buyer.js';
 import { loadEnv } from '../src/config/env.js';
-import { load, pct, sleep } from './world.js';
+import { load, pct, sleep, spawnIndexer } from './world.js';
+import { lagLine, startLiveWrites, type LiveWritesResult } from './live-writes.js';
+import { horizon, loadCheckpoint, saveCheckpoint } from '../src/db/feed-guard.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -45,6 +57,12 @@ const { values } = parseArgs({
     warm: { type: 'string', default: '3' },
     /** Skip the direct Elasticsearch runs at 8 connections (the API runs carry the 5xx/degraded answer). */
     es8: { type: 'boolean', default: true },
+    /** Listing changes a second flowing while the mix runs, one measurement per rate (e.g. 0,20,100). */
+    'live-writes': { type: 'string' },
+    /** Seconds of writes before a rate's measurement starts. */
+    settle: { type: 'string', default: '20' },
+    /** Connections of the overload run through the API after each rate's 8-connection run (0: none). */
+    overload: { type: 'string', default: '32' },
   },
 });
 const env = loadEnv();
@@ -402,49 +420,198 @@ const fmt = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return `${Math.round(pct(s, 0.5))} / ${Math.round(pct(s, 0.99))}`;
 };
+const isSearch = (s: Sample) => !['product page', 'cart 500'].includes(s.group);
+const failed5xx = (s: Sample) => s.status >= 500 || s.status === 0;
+const fresh = (s: Sample) => s.status === 200 && !s.degraded;
+const p99 = (xs: number[]) =>
+  xs.length
+    ? Math.round(
+        pct(
+          [...xs].sort((a, b) => a - b),
+          0.99,
+        ),
+      )
+    : NaN;
+const p50 = (xs: number[]) =>
+  xs.length
+    ? Math.round(
+        pct(
+          [...xs].sort((a, b) => a - b),
+          0.5,
+        ),
+      )
+    : NaN;
+
+/** One row of the summary table: a write rate's figures, API beside raw Elasticsearch. */
+interface RateRow {
+  rate: number;
+  c1: { esSearchP99: number; apiSearchP99: number; productP99: number; cartP50: number; esProductP99: number; esCartP50: number };
+  c8: { esSearchP99: number; apiSearchP99: number; api5xx: number; apiDegraded: number; searches: number };
+  over: {
+    connections: number;
+    freshPerSec: number;
+    freshPerSec8: number;
+    freshP99: number;
+    /** p99 of the answers that were not fresh (degraded or 503): shed load must be answered fast. */
+    shedP99: number;
+    degraded: number;
+    unavailable: number;
+    other5xx: number;
+    total: number;
+    readyMs: number;
+  } | null;
+  lag: LiveWritesResult | null;
+  load: string;
+}
 const out: string[] = [];
 const worst: string[] = [];
-try {
-  for (const c of values.connections.split(',').map(Number)) {
-    const n = Number(c === 1 ? values.reps : values.reps8);
-    // warm: passes through the API at 1 connection (JIT, page cache), not measured
-    if (c === Number(values.connections.split(',')[0])) await loop(passes(Number(values.warm)), 1, sendApi);
-    const loadEsStart = load();
-    const e = values.es8 || c === 1 ? await loop(passes(n), c, sendEs) : { samples: [], secs: 0 };
-    const loadEs = load();
-    // The direct pass may have opened the API's breaker (its cluster watcher probes the same
-    // node): measure the API from a closed breaker, not from the direct pass's after-effects.
-    const readyMs = await untilReady();
-    const a = await loop(passes(n), c, sendApi);
-    const loadApi = load();
-    const esFailed = e.samples.filter((s) => s.status !== 200);
-    if (esFailed.length > 0) throw new Error(`${esFailed.length} Elasticsearch requests failed, e.g. ${esFailed[0]!.label}: HTTP ${esFailed[0]!.status}`);
-    log(
-      `c=${c}: ES pass ${e.secs.toFixed(0)} s (${loadEsStart} -> ${loadEs}), API ready after ${readyMs} ms, API pass ${a.secs.toFixed(0)} s (${loadApi})`,
-    );
-    out.push(`\n### ${c} connection${c === 1 ? '' : 's'}, ${n} pass${n === 1 ? '' : 'es'} over the mix (ES: ${loadEs}; API: ${loadApi})`);
-    out.push('| group | searches | ES took p50 / p99 ms | API p50 / p99 ms | API 5xx | API degraded | other non-2xx |');
-    out.push('|---|---|---|---|---|---|---|');
-    for (const g of [...groups, 'all searches']) {
-      const inG = (s: Sample) => (g === 'all searches' ? !['product page', 'cart 500'].includes(s.group) : s.group === g);
-      const es1 = e.samples.filter(inG);
-      const api1 = a.samples.filter(inG);
-      const tooks = es1.map((s) => s.took).filter((t): t is number => t !== null);
+const rows: RateRow[] = [];
+const connectionsList = values.connections.split(',').map(Number);
+const overload = Number(values.overload);
+const rates = values['live-writes'] === undefined ? [0] : values['live-writes'].split(',').map(Number);
+let indexer: ChildProcess | null = null;
+
+/** The mix at 1 and 8 connections (and the overload run) while `rate` listing changes a second flow. */
+async function measure(rate: number, first: boolean): Promise<void> {
+  const row: RateRow = {
+    rate,
+    c1: { esSearchP99: NaN, apiSearchP99: NaN, productP99: NaN, cartP50: NaN, esProductP99: NaN, esCartP50: NaN },
+    c8: { esSearchP99: NaN, apiSearchP99: NaN, api5xx: 0, apiDegraded: 0, searches: 0 },
+    over: null,
+    lag: null,
+    load: '',
+  };
+  const writes = rate > 0 ? await startLiveWrites({ databaseUrl: env.DATABASE_URL, pool, es, alias, rate, log }) : null;
+  try {
+    // Steady state first: the indexer's batches, the refreshes and merges the writes cause.
+    if (writes) await sleep(Number(values.settle) * 1000);
+    let apiFresh8 = NaN;
+    for (const c of connectionsList) {
+      const n = Number(c === 1 ? values.reps : values.reps8);
+      // warm: passes through the API at 1 connection (JIT, page cache), not measured
+      if (first && c === connectionsList[0]) await loop(passes(Number(values.warm)), 1, sendApi);
+      const loadEsStart = load();
+      const e = values.es8 || c === 1 ? await loop(passes(n), c, sendEs) : { samples: [], secs: 0 };
+      const loadEs = load();
+      // The direct pass may have opened the API's breaker (its cluster watcher probes the same
+      // node): measure the API from a closed breaker, not from the direct pass's after-effects.
+      const readyMs = await untilReady();
+      const a = await loop(passes(n), c, sendApi);
+      const loadApi = load();
+      const esFailed = e.samples.filter((s) => s.status !== 200);
+      if (esFailed.length > 0) log(`${esFailed.length} Elasticsearch requests failed, e.g. ${esFailed[0]!.label}: HTTP ${esFailed[0]!.status}`);
+      log(
+        `rate ${rate}/s c=${c}: ES pass ${e.secs.toFixed(0)} s (${loadEsStart} -> ${loadEs}), API ready after ${readyMs} ms, API pass ${a.secs.toFixed(0)} s (${loadApi})`,
+      );
       out.push(
-        `| ${g} | ${new Set(api1.map((s) => s.label)).size} | ${tooks.length ? fmt(tooks) : `(${fmt(es1.map((s) => s.ms))} wall)`} | ${fmt(api1.map((s) => s.ms))} | ${api1.filter((s) => s.status >= 500 || s.status === 0).length} | ${api1.filter((s) => s.degraded).length} | ${api1.filter((s) => s.status !== 200 && s.status < 500 && s.status !== 0).length} |`,
+        `\n### ${rate} listing changes/s, ${c} connection${c === 1 ? '' : 's'}, ${n} pass${n === 1 ? '' : 'es'} over the mix (ES: ${loadEs}; API: ${loadApi})`,
+      );
+      out.push('| group | searches | ES took p50 / p99 ms | API p50 / p99 ms | API 5xx | API degraded | other non-2xx |');
+      out.push('|---|---|---|---|---|---|---|');
+      for (const g of [...groups, 'all searches']) {
+        const inG = (s: Sample) => (g === 'all searches' ? isSearch(s) : s.group === g);
+        const es1 = e.samples.filter(inG);
+        const api1 = a.samples.filter(inG);
+        const tooks = es1.map((s) => s.took).filter((t): t is number => t !== null);
+        out.push(
+          `| ${g} | ${new Set(api1.map((s) => s.label)).size} | ${tooks.length ? fmt(tooks) : `(${fmt(es1.map((s) => s.ms))} wall)`} | ${fmt(api1.map((s) => s.ms))} | ${api1.filter(failed5xx).length} | ${api1.filter((s) => s.degraded).length} | ${api1.filter((s) => s.status !== 200 && s.status < 500 && s.status !== 0).length} |`,
+        );
+      }
+      const esSearch = e.samples.filter(isSearch).map((s) => s.ms);
+      const apiSearch = a.samples.filter(isSearch);
+      if (c === 1) {
+        row.c1 = {
+          esSearchP99: p99(esSearch),
+          apiSearchP99: p99(apiSearch.map((s) => s.ms)),
+          productP99: p99(a.samples.filter((s) => s.group === 'product page').map((s) => s.ms)),
+          cartP50: p50(a.samples.filter((s) => s.group === 'cart 500').map((s) => s.ms)),
+          esProductP99: p99(e.samples.filter((s) => s.group === 'product page').map((s) => s.ms)),
+          esCartP50: p50(e.samples.filter((s) => s.group === 'cart 500').map((s) => s.ms)),
+        };
+        const byLabel = new Map<string, number[]>();
+        for (const s of e.samples) if (s.took !== null) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), s.took]);
+        worst.push(`\n${rate} listing changes/s:`);
+        for (const [l, t] of [...byLabel].sort((x, y) => Math.max(...y[1]) - Math.max(...x[1])).slice(0, 8)) worst.push(`| ${l} | ${t.join(' ')} |`);
+      } else {
+        row.c8 = {
+          esSearchP99: p99(esSearch),
+          apiSearchP99: p99(apiSearch.map((s) => s.ms)),
+          api5xx: apiSearch.filter(failed5xx).length,
+          apiDegraded: apiSearch.filter((s) => s.degraded).length,
+          searches: apiSearch.length,
+        };
+        apiFresh8 = a.samples.filter(fresh).length / a.secs;
+      }
+    }
+    if (overload > 0) {
+      // Past capacity: the API alone, overload connections for the same number of requests per
+      // connection as the 8-connection run made; then how long until it answers normally again.
+      await untilReady();
+      const list = passes(Math.max(1, Math.round((Number(values.reps8) * overload) / 8)));
+      const o = await loop(list, overload, sendApi);
+      const afterAt = performance.now();
+      const readyMs = await untilReady();
+      const back = Math.round(performance.now() - afterAt);
+      const freshOnes = o.samples.filter(fresh);
+      row.over = {
+        connections: overload,
+        freshPerSec: freshOnes.length / o.secs,
+        freshPerSec8: apiFresh8,
+        freshP99: p99(freshOnes.filter(isSearch).map((s) => s.ms)),
+        shedP99: p99(o.samples.filter((s) => !fresh(s)).map((s) => s.ms)),
+        degraded: o.samples.filter((s) => s.degraded).length,
+        unavailable: o.samples.filter((s) => s.status === 503).length,
+        other5xx: o.samples.filter((s) => failed5xx(s) && s.status !== 503).length,
+        total: o.samples.length,
+        readyMs: Math.max(readyMs, back),
+      };
+      log(
+        `rate ${rate}/s c=${overload}: ${o.samples.length} answers in ${o.secs.toFixed(0)} s: ${freshOnes.length} fresh (${row.over.freshPerSec.toFixed(1)}/s; 8 connections: ${apiFresh8.toFixed(1)}/s), ` +
+          `${row.over.degraded} degraded, ${row.over.unavailable} 503, ${row.over.other5xx} other 5xx; fresh search p99 ${row.over.freshP99} ms, the others p99 ${row.over.shedP99} ms; ready again after ${readyMs} ms (${load()})`,
       );
     }
-    if (c === 1) {
-      const byLabel = new Map<string, number[]>();
-      for (const s of e.samples) if (s.took !== null) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), s.took]);
-      for (const [l, t] of [...byLabel].sort((x, y) => Math.max(...y[1]) - Math.max(...x[1])).slice(0, 12)) worst.push(`| ${l} | ${t.join(' ')} |`);
+  } finally {
+    if (writes) {
+      row.lag = await writes.stop();
+      log(`rate ${rate}/s: ${lagLine(row.lag)}`);
     }
   }
+  row.load = load();
+  rows.push(row);
+}
+
+try {
+  if (rates.some((r) => r > 0)) {
+    // The live indexer carries the writes: from the saved checkpoint, or from now when none is.
+    if (!(await loadCheckpoint(pool, 'live'))) await saveCheckpoint(pool, 'live', await horizon(pool));
+    indexer = spawnIndexer(root, { DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix }, log).child;
+    await sleep(3000);
+  }
+  for (let i = 0; i < rates.length; i++) await measure(rates[i]!, i === 0);
 } finally {
   await restoreCache();
   api?.kill('SIGTERM');
+  if (indexer) {
+    indexer.kill('SIGTERM');
+    await new Promise((r) => indexer!.once('exit', r));
+  }
 }
 console.log(`## bench:search-scale ${new Date().toISOString()} (alias ${alias} = ${concrete.join(', ')}; request cache off)`);
+const n = (x: number) => (Number.isNaN(x) ? '-' : `${x}`);
+console.log(
+  '\n| changes/s | 1 conn: search p99 API (ES) | product page p99 API (ES) | 500-pair lookup p50 API (ES) | 8 conn: search p99 API (ES), 5xx, degraded | ' +
+    `${overload} conn: fresh/s (8 conn), fresh p99, degraded, 503 (their p99), other 5xx, back to ready | commit-to-visible p50 / p99 | load |`,
+);
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  const o = r.over;
+  console.log(
+    `| ${r.rate} | ${n(r.c1.apiSearchP99)} (${n(r.c1.esSearchP99)}) | ${n(r.c1.productP99)} (${n(r.c1.esProductP99)}) | ${n(r.c1.cartP50)} (${n(r.c1.esCartP50)}) | ` +
+      `${n(r.c8.apiSearchP99)} (${n(r.c8.esSearchP99)}), ${r.c8.api5xx} of ${r.c8.searches}, ${r.c8.apiDegraded} | ` +
+      `${o ? `${o.freshPerSec.toFixed(1)} (${o.freshPerSec8.toFixed(1)}), ${n(o.freshP99)} ms, ${o.degraded}, ${o.unavailable} (${n(o.shedP99)} ms), ${o.other5xx} of ${o.total}, ${o.readyMs} ms` : '-'} | ` +
+      `${r.lag ? `${n(Math.round(pct(r.lag.lagMs, 0.5)))} / ${n(Math.round(pct(r.lag.lagMs, 0.99)))} ms (${r.lag.lagMs.length} sampled, ${r.lag.neverSeen} unseen; ${r.lag.checked - r.lag.differ} of ${r.lag.checked} changed listings equal PostgreSQL)` : '-'} | ${r.load} |`,
+  );
+}
 for (const l of out) console.log(l);
 console.log('\nSlowest searches at 1 connection (Elasticsearch `took` of each run, ms):\n| search | took |\n|---|---|');
 for (const l of worst) console.log(l);

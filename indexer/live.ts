@@ -5,7 +5,7 @@ import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
 import { feedLag, pruneFeed } from '../src/db/change-feed.js';
 import { loadCheckpoint, START } from '../src/db/feed-guard.js';
-import { catchUp } from './catch-up.js';
+import { catchUp, FEED_BATCH } from './catch-up.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
@@ -23,9 +23,19 @@ export interface LiveIndexerOptions {
   databaseUrl: string;
   /** Safety-net poll; NOTIFY is only a hint (it is lost while nobody listens). */
   pollMs?: number;
+  /**
+   * While changes keep coming, a batch starts at most this long after the previous one started,
+   * so it takes whatever arrived meanwhile: one round of fact queries and one bulk request for
+   * many changes instead of one for each (docs/search-design.md "Changes while buyers search").
+   * The first change after a quiet spell is taken at once.
+   */
+  gatherMs?: number;
   /** Where the indexer counts (default: metrics of its own, in a registry nobody scrapes). */
   metrics?: IndexerMetrics;
 }
+
+/** INDEXER_GATHER_MS's default. */
+export const DEFAULT_GATHER_MS = 250;
 
 export interface LiveIndexer {
   metrics: IndexerMetrics;
@@ -78,6 +88,9 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
             sincePrune = 0;
             opts.logger.debug({ pruned: await pruneFeed(opts.pool) }, 'change feed pruned');
           }
+          // A full batch means a backlog: no pause. Otherwise let the next changes gather.
+          const gather = (opts.gatherMs ?? DEFAULT_GATHER_MS) - (Date.now() - started);
+          if (batch.changes < FEED_BATCH && gather > 0) await sleep(gather);
           continue;
         }
         // Caught up: nothing committed before this batch's read is left.

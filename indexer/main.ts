@@ -20,6 +20,7 @@ const indexer = await startLiveIndexer({
   logger,
   databaseUrl: env.DATABASE_URL,
   pollMs: env.INDEXER_POLL_MS,
+  gatherMs: env.INDEXER_GATHER_MS,
   metrics,
 });
 const server = serveMetrics(registry, env.INDEXER_METRICS_PORT, logger, env.METRICS_HOST);

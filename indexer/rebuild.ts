@@ -16,10 +16,14 @@ import { createIndex, finishBulkLoad, indicesBehind, swapAlias, waitForAllocatio
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
 import { catchUp } from './catch-up.js';
+import { DEFAULT_WARM_UP, warmUpIndex, type WarmUpOptions } from '../src/search/warm-up.js';
 
 export interface RebuildProgress {
-  /** `allocation`: waiting until every primary and replica of the new index is allocated (green). */
-  phase: 'snapshot' | 'catch-up' | 'allocation' | 'swap' | 'done';
+  /**
+   * `allocation`: waiting until every primary and replica of the new index is allocated (green);
+   * `warm-up`: the new index is asked the searches storefronts ask most before the swap.
+   */
+  phase: 'snapshot' | 'catch-up' | 'allocation' | 'warm-up' | 'swap' | 'done';
   done: number;
   total: number;
 }
@@ -38,6 +42,8 @@ export interface RebuildOptions {
    * its check that writes were replayed does not depend on timing).
    */
   beforeSnapshot?: () => Promise<void>;
+  /** The warm-up before the swap (src/search/warm-up.ts); false: none (tests of tiny indexes). */
+  warmUp?: WarmUpOptions | false;
   /** Stops the rebuild before its swap (SIGINT, SIGTERM, a stopping indexer); it deletes its index. */
   signal?: AbortSignal;
   /** Told the concrete index this rebuild builds, once it exists (a stopped rebuild deletes it). */
@@ -101,6 +107,15 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     opts.onProgress?.({ phase: 'allocation', done: 0, total: 0 });
     const green = await waitForAllocation(es, name);
     logger.info({ index: name, waitedMs: green.ms }, 'rebuild: every shard copy allocated (green)');
+    // Searchable now (refresh on, eager global ordinals built by the refresh), then warmed: the
+    // first buyers after the swap meet an index already asked what they ask most.
+    await finishBulkLoad(es, name);
+    if (opts.warmUp !== false) {
+      opts.onProgress?.({ phase: 'warm-up', done: 0, total: 0 });
+      const w = await warmUpIndex(es, name, opts.warmUp ?? DEFAULT_WARM_UP, signal);
+      logger.info({ index: name, ...w }, 'rebuild: new index warmed up');
+    }
+    signal.throwIfAborted();
     await withBatchLock(pool, async () => {
       signal.throwIfAborted();
       opts.onProgress?.({ phase: 'swap', done: 0, total: 0 });
@@ -110,7 +125,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
         replayed += r.changes;
         if (r.changes === 0) break;
       }
-      await finishBulkLoad(es, name);
+      await es.indices.refresh({ index: name });
       const previous = await indicesBehind(es, index.alias);
       await swapAlias(es, index.alias, name, previous);
       if (!(await loadCheckpoint(pool, 'live'))) await saveCheckpoint(pool, 'live', position);

@@ -31,7 +31,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const ALLOCATION_WAIT = `reindex allocation: waiting until every primary and replica (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s)) is allocated (green) before the swap`;
+// Phases without a document count say what they wait for instead.
+const PHASE_LINES: Partial<Record<RebuildProgress['phase'], string>> = {
+  allocation: `reindex allocation: waiting until every primary and replica (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s)) is allocated (green) before the swap`,
+  'warm-up': 'reindex warm-up: asking the new index the searches storefronts ask most (the landing grid, then each single-filter grid) before the swap',
+};
 const started = Date.now();
 let onProgress: (p: RebuildProgress) => void;
 let finish = () => {};
@@ -49,7 +53,8 @@ if (process.stderr.isTTY) {
     }
     if (p.phase === 'snapshot') bar.update(p.done, { phase: p.phase, rate });
     else bar.update({ phase: p.phase });
-    if (p.phase === 'allocation') console.error(`\n${ALLOCATION_WAIT}`);
+    const line = PHASE_LINES[p.phase];
+    if (line) console.error(`\n${line}`);
   };
   finish = () => bar.stop();
 } else {
@@ -57,7 +62,8 @@ if (process.stderr.isTTY) {
   onProgress = (p) => {
     const now = Date.now();
     if (p.phase === 'snapshot' && now - last < 2000 && p.done < p.total) return;
-    if (p.phase === 'allocation') return console.error(ALLOCATION_WAIT);
+    const line = PHASE_LINES[p.phase];
+    if (line) return console.error(line);
     last = now;
     const secs = (now - started) / 1000;
     const rate = Math.round(p.done / Math.max(secs, 0.001));

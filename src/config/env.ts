@@ -24,6 +24,8 @@ const envSchema = z
     INDEX_SHARDS: z.coerce.number().int().min(1, 'at least 1').max(1024, 'at most 1024').default(1),
     /** Replicas of each shard of a new index: 0 on one node; at most nodes - 1, or the rebuild stops before the swap. */
     INDEX_REPLICAS: z.coerce.number().int().min(0, 'at least 0').default(0),
+    /** While changes keep coming, the live indexer starts a batch at most this often (ms), so each takes many. */
+    INDEXER_GATHER_MS: z.coerce.number().int().min(0).max(5000).default(250),
     INDEX_PREFIX: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
@@ -75,6 +77,10 @@ const envSchema = z
     DEGRADED_WARM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
     DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
+    // Search admission (docs/search-design.md "Overload"): searches in flight to the index per API
+    // process, and how long one more may wait for a slot before it is answered without the index.
+    SEARCH_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(256).default(8),
+    SEARCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(250),
     // Webhook dispatcher (DECISIONS.md "Events").
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
     WEBHOOK_RETRY_DELAYS_MS: z

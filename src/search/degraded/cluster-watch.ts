@@ -51,8 +51,15 @@ export function isTransportFailure(err: unknown): boolean {
 }
 
 /** One look at the cluster: health of the alias's indices, then a probe search through it. */
-export async function observeCluster(es: Client, alias: string, timeoutMs: number): Promise<Observation> {
+export async function observeCluster(es: Client, alias: string, timeoutMs: number, now: () => number = Date.now): Promise<Observation> {
   const transport = { requestTimeout: timeoutMs, maxRetries: failoverRetries(es) };
+  const startedAt = now();
+  // A timeout (not a refusal) carries when the tick began: the breaker weighs it against the
+  // buyer queries answered since (a busy cluster answers them; a hung one does not).
+  const unreachable = (err: unknown): Observation =>
+    (err as EsError).name === 'TimeoutError'
+      ? { kind: 'unreachable', detail: describe(err), timedOutSince: startedAt }
+      : { kind: 'unreachable', detail: describe(err) };
   let status: 'green' | 'yellow';
   try {
     // A missing alias makes health wait for it and answer 408 with status red.
@@ -73,7 +80,7 @@ export async function observeCluster(es: Client, alias: string, timeoutMs: numbe
     }
     status = health.status === 'green' ? 'green' : 'yellow';
   } catch (err) {
-    if (isTransportFailure(err)) return { kind: 'unreachable', detail: describe(err) };
+    if (isTransportFailure(err)) return unreachable(err);
     return { kind: 'probe-failed', detail: `health: ${describe(err)}` };
   }
   try {
@@ -83,7 +90,7 @@ export async function observeCluster(es: Client, alias: string, timeoutMs: numbe
     );
     if ((res._shards?.failed ?? 0) > 0) return { kind: 'probe-failed', detail: `${res._shards.failed} shard(s) failed` };
   } catch (err) {
-    if (isTransportFailure(err)) return { kind: 'unreachable', detail: describe(err) };
+    if (isTransportFailure(err)) return unreachable(err);
     return { kind: 'probe-failed', detail: describe(err) };
   }
   return { kind: 'good', status };

@@ -1,7 +1,8 @@
-// Bounds how many PostgreSQL fallback reads run at once, so a flood of cache misses in Degraded
-// Mode cannot sink the database the rest of the service depends on. Callers beyond `max` wait
-// in a short FIFO queue; when no slot frees within `maxWaitMs`, or the queue is full, they fail
-// at once with LimiterBusy (the service answers 503 with Retry-After).
+// Bounds how many reads of one kind run at once: PostgreSQL fallback reads (a flood of cache
+// misses in Degraded Mode cannot sink the database the rest of the service depends on) and index
+// searches (admission: a loaded cluster gets a steady number of searches instead of a queue that
+// turns into timeouts). Callers beyond `max` wait in a short FIFO queue; when no slot frees within
+// `maxWaitMs`, or the queue is full, they fail at once with LimiterBusy.
 
 export class LimiterBusy extends Error {
   constructor(message: string) {
@@ -19,6 +20,8 @@ export interface LimiterOptions {
   max: number;
   maxWaitMs: number;
   maxQueue: number;
+  /** What the slots are for, in LimiterBusy's message. */
+  name?: string;
 }
 
 export const DEFAULT_LIMITER: LimiterOptions = { max: 4, maxWaitMs: 1000, maxQueue: 64 };
@@ -52,7 +55,7 @@ export class ConcurrencyLimiter {
       return Promise.resolve();
     }
     if (this.queue.length >= this.opts.maxQueue) {
-      return Promise.reject(new LimiterBusy(`fallback queue full (${this.opts.maxQueue} waiting)`));
+      return Promise.reject(new LimiterBusy(`${this.opts.name ?? 'fallback'} queue full (${this.opts.maxQueue} waiting)`));
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -64,7 +67,7 @@ export class ConcurrencyLimiter {
         timer: setTimeout(() => {
           const i = this.queue.indexOf(waiter);
           if (i >= 0) this.queue.splice(i, 1);
-          reject(new LimiterBusy(`no fallback slot within ${this.opts.maxWaitMs} ms`));
+          reject(new LimiterBusy(`no ${this.opts.name ?? 'fallback'} slot within ${this.opts.maxWaitMs} ms`));
         }, this.opts.maxWaitMs),
       };
       this.queue.push(waiter);

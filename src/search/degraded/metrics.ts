@@ -7,7 +7,7 @@ import type { ClusterView } from './cluster-watch.js';
 // exposed through the API's prom-client registry (GET /metrics) when scraped.
 
 /** Why a buyer read was answered without the index. */
-export const DEGRADED_CAUSES = ['breaker_open', 'timeout', 'index_error'] as const;
+export const DEGRADED_CAUSES = ['breaker_open', 'timeout', 'index_error', 'overload'] as const;
 export type DegradedCause = (typeof DEGRADED_CAUSES)[number];
 /** What answered it. */
 const DEGRADED_SOURCES = ['cache', 'fallback'] as const;
@@ -38,6 +38,10 @@ export interface DegradedMetrics {
   warmRequests: number;
   /** Warm requests that failed (the pass goes on; the next pass retries them). */
   warmFailures: number;
+  /** Searches the index could not take in time (admission): answered from the cache or 503. */
+  shed: number;
+  /** Index queries that timed out while the cluster answered others (overload: not counted toward opening). */
+  overloadTimeouts: number;
 }
 
 export function emptyDegradedMetrics(): DegradedMetrics {
@@ -47,7 +51,7 @@ export function emptyDegradedMetrics(): DegradedMetrics {
     indexFailures: 0,
     cacheHits: 0,
     fallbacks: 0,
-    answers: { breaker_open: none(), timeout: none(), index_error: none() },
+    answers: { breaker_open: none(), timeout: none(), index_error: none(), overload: none() },
     fallbackQueries: 0,
     fallbackFailures: 0,
     unavailable: 0,
@@ -55,6 +59,8 @@ export function emptyDegradedMetrics(): DegradedMetrics {
     warmPasses: 0,
     warmRequests: 0,
     warmFailures: 0,
+    shed: 0,
+    overloadTimeouts: 0,
   };
 }
 
@@ -65,6 +71,7 @@ export interface DegradedGauges {
   cache: { entries: number; bytes: number };
   warmCache: { entries: number; bytes: number };
   fallback: { running: number; waiting: number };
+  admission: { running: number; waiting: number };
 }
 
 const CLUSTER_STATUSES = ['green', 'yellow', 'red', 'unreachable', 'probe-failed', 'unknown'] as const;
@@ -86,7 +93,7 @@ export function registerDegradedMetrics(registry: Registry, metrics: DegradedMet
   counterFrom(registry, 'buyer_index_failures_total', 'Buyer index queries that failed or timed out', () => metrics.indexFailures);
   new Counter({
     name: 'degraded_answers_total',
-    help: 'Buyer reads answered degraded, by cause (breaker_open: not asked; timeout, index_error: asked and failed) and what answered (cache, fallback)',
+    help: 'Buyer reads answered degraded, by cause (breaker_open: not asked; timeout, index_error: asked and failed; overload: a search not admitted in time) and what answered (cache, fallback)',
     labelNames: ['cause', 'answered_from'],
     registers: [registry],
     collect() {
@@ -108,4 +115,13 @@ export function registerDegradedMetrics(registry: Registry, metrics: DegradedMet
   counterFrom(registry, 'degraded_warm_failures_total', 'Warm requests that failed', () => metrics.warmFailures);
   gaugeFrom(registry, 'degraded_fallback_running', 'PostgreSQL fallback reads running', () => gauges().fallback.running);
   gaugeFrom(registry, 'degraded_fallback_waiting', 'PostgreSQL fallback reads waiting for a slot', () => gauges().fallback.waiting);
+  counterFrom(registry, 'buyer_search_shed_total', 'Searches not admitted to the index in time (answered from the cache or 503)', () => metrics.shed);
+  counterFrom(
+    registry,
+    'buyer_index_overload_timeouts_total',
+    'Index queries that timed out while the cluster answered others (not counted toward Degraded Mode)',
+    () => metrics.overloadTimeouts,
+  );
+  gaugeFrom(registry, 'buyer_search_running', 'Searches in flight to the index', () => gauges().admission.running);
+  gaugeFrom(registry, 'buyer_search_waiting', 'Searches waiting for an index slot', () => gauges().admission.waiting);
 }

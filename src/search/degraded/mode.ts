@@ -9,6 +9,7 @@ import { CircuitBreaker, type BreakerState, type Observation, type Permit } from
 import { LastGoodCache, methodOfKey } from './cache.js';
 import { watchCluster, type ClusterView, type ClusterWatch } from './cluster-watch.js';
 import { sharedFallback } from './fallback.js';
+import { ConcurrencyLimiter } from './limiter.js';
 import { emptyDegradedMetrics, registerDegradedMetrics, type DegradedCause, type DegradedMetrics } from './metrics.js';
 import { degradedOptions, type DegradedOptions, type DegradedOverrides } from './options.js';
 
@@ -36,8 +37,21 @@ export interface DegradedMode {
   tryAcquire(): Permit | null;
   /** A good index answer to the request under `key`: the breaker hears of it, the last-good cache keeps it. */
   indexAnswered<T>(permit: Permit, key: string, data: T): Answer<T>;
-  /** The index query failed or timed out (not a DomainError: that is the request's own fault). */
-  indexFailed(permit: Permit, reason: string): void;
+  /**
+   * The index query failed (not a DomainError: that is the request's own fault); `timedOut` when
+   * it ran out of time. A timeout while the cluster answered other queries is overload: it does
+   * not count toward Degraded Mode (the request itself is still answered without the index).
+   */
+  indexFailed(permit: Permit, reason: string, timedOut?: boolean): void;
+  /** Searches' slots to the index (admission); a search that gets none in time is shed(). */
+  readonly admission: ConcurrencyLimiter;
+  /** The permit was not used: the query never reached the index. */
+  release(permit: Permit): void;
+  /**
+   * A search the index could not take in time: the last-good answer to it (degraded), else 503
+   * with Retry-After 1. Never the PostgreSQL fallback: under load it would only add load.
+   */
+  shed<T>(key: string): Answer<T>;
   /**
    * The answer without the index, flagged degraded: the last-good answer to the same request,
    * else the PostgreSQL fallback's (`fallback`, shared and bounded); when neither can answer,
@@ -74,6 +88,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
   const cache = new LastGoodCache(options.cache);
   const warmCache = new LastGoodCache(options.warmCache);
   const fallback = sharedFallback({ memo: options.fallbackMemo, limiter: options.limiter }, metrics);
+  const admission = new ConcurrencyLimiter(options.admission);
   const note = transitionLog(breaker, metrics, log);
   const watch = options.watch.enabled
     ? watchCluster(
@@ -118,10 +133,24 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
       (warmCache.has(key) ? warmCache : cache).setJson(key, json);
       return new JsonAnswer(false, { data, json });
     },
-    indexFailed: (permit, reason) => {
-      breaker.failure(permit, reason);
+    indexFailed: (permit, reason, timedOut = false) => {
+      const verdict = breaker.failure(permit, reason, timedOut);
       note();
       metrics.indexFailures += 1;
+      if (verdict === 'overload') metrics.overloadTimeouts += 1;
+    },
+    admission,
+    release: (permit) => breaker.release(permit),
+    shed: <T>(key: string): Answer<T> => {
+      metrics.shed += 1;
+      const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
+      if (cached !== undefined) {
+        metrics.cacheHits += 1;
+        metrics.answers.overload.cache += 1;
+        return new JsonAnswer<T>(true, { bytes: cached });
+      }
+      metrics.unavailable += 1;
+      throw new DomainError('search-unavailable', 'Search is busy; please retry shortly', undefined, 1);
     },
     answer: async <T>(key: string, read: () => Promise<T>, cause: DegradedCause): Promise<Answer<T>> => {
       // The warm part first: the warmer keeps it current, the general part may hold an older answer.
@@ -151,6 +180,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
         cache: { entries: cache.entries, bytes: cache.bytes },
         warmCache: { entries: warmCache.entries, bytes: warmCache.bytes },
         fallback: { running: fallback.limiter.running, waiting: fallback.limiter.waiting },
+        admission: { running: admission.running, waiting: admission.waiting },
       })),
     stop: () => watch?.stop(),
   };

@@ -23,6 +23,12 @@ export interface DegradedOptions {
    */
   fallbackMemo: LastGoodCacheOptions;
   limiter: LimiterOptions;
+  /**
+   * Admission of searches to the index: at most `max` in flight per process; beyond that a search
+   * waits at most `maxWaitMs`, then is answered without the index (the last-good answer, else 503
+   * with Retry-After 1), so overload queues neither in the cluster nor into timeouts.
+   */
+  admission: LimiterOptions;
   pg: PgReadsOptions;
   /** Timeout of one buyer query to the index: a hung cluster never hangs a buyer request. */
   queryTimeoutMs: number;
@@ -45,6 +51,7 @@ export function defaultDegradedOptions(esRequestTimeoutMs: number): DegradedOpti
     warmCache: DEFAULT_WARM_CACHE,
     fallbackMemo: { maxBytes: 16 * 1024 * 1024, maxEntries: 5000, ttlMs: 5000 },
     limiter: DEFAULT_LIMITER,
+    admission: DEFAULT_ADMISSION,
     pg: DEFAULT_PG_READS,
     queryTimeoutMs: Math.min(1500, esRequestTimeoutMs),
     retryAfterSeconds: 5,
@@ -58,13 +65,19 @@ export interface DegradedOverrides {
   warmCache?: Partial<LastGoodCacheOptions>;
   fallbackMemo?: Partial<LastGoodCacheOptions>;
   limiter?: Partial<LimiterOptions>;
+  admission?: Partial<LimiterOptions>;
   pg?: Partial<PgReadsOptions>;
   queryTimeoutMs?: number;
   retryAfterSeconds?: number;
 }
 
-/** The defaults, the environment's warm cache size, then the overrides. */
-export function degradedOptions(env: Pick<Env, 'ES_REQUEST_TIMEOUT_MS' | 'DEGRADED_WARM_CACHE_MB'>, overrides: DegradedOverrides = {}): DegradedOptions {
+export const DEFAULT_ADMISSION: LimiterOptions = { max: 8, maxWaitMs: 250, maxQueue: 1000, name: 'search' };
+
+/** The defaults, the environment's warm cache size and search admission, then the overrides. */
+export function degradedOptions(
+  env: Pick<Env, 'ES_REQUEST_TIMEOUT_MS' | 'DEGRADED_WARM_CACHE_MB' | 'SEARCH_MAX_IN_FLIGHT' | 'SEARCH_MAX_WAIT_MS'>,
+  overrides: DegradedOverrides = {},
+): DegradedOptions {
   const base = defaultDegradedOptions(env.ES_REQUEST_TIMEOUT_MS);
   return {
     breaker: { ...base.breaker, ...overrides.breaker },
@@ -73,6 +86,7 @@ export function degradedOptions(env: Pick<Env, 'ES_REQUEST_TIMEOUT_MS' | 'DEGRAD
     warmCache: { ...base.warmCache, maxBytes: env.DEGRADED_WARM_CACHE_MB * 1024 * 1024, ...overrides.warmCache },
     fallbackMemo: { ...base.fallbackMemo, ...overrides.fallbackMemo },
     limiter: { ...base.limiter, ...overrides.limiter },
+    admission: { ...base.admission, max: env.SEARCH_MAX_IN_FLIGHT, maxWaitMs: env.SEARCH_MAX_WAIT_MS, ...overrides.admission },
     pg: { ...base.pg, ...overrides.pg },
     queryTimeoutMs: overrides.queryTimeoutMs ?? base.queryTimeoutMs,
     retryAfterSeconds: overrides.retryAfterSeconds ?? base.retryAfterSeconds,

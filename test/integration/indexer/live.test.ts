@@ -8,6 +8,9 @@ import type { CardDoc, OfferDoc } from '../../../src/search/documents/model.js';
 import { expectIndexMatchesSource } from '../../support/index-diff.js';
 import { indexedVersion, indicesBehind, mappingVersion } from '../../../indexer/index-admin.js';
 import { indexReads } from '../../../src/search/index-reads.js';
+import { rebuild, type RebuildProgress } from '../../../indexer/rebuild.js';
+import { createLogger } from '../../../src/lib/logger.js';
+import { landingRequests, singleFilterRequests } from '../../../src/search/degraded/warm-set.js';
 import { searchQuerySchema } from '../../../src/contract/buyer.js';
 
 // Each change a Platform or ops can make must reach the index within 2 s, through the real
@@ -143,6 +146,23 @@ describe('live indexer', () => {
   it('shows a new listing within 2 s', async () => {
     await ctx.pool.query(`INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 1002, 101, 99, 3, 'matched')`);
     await eventually(async () => expect(await shownOfferIds(101)).toEqual(['n:7:1002', 'n:8:1001', 'n:7:1001']));
+  });
+
+  it('takes a steady stream of changes in batches of what arrived meanwhile, not one batch per change', async () => {
+    const before = indexer.metrics.batches;
+    // 40 price changes, one transaction every 10 ms: about 400 ms of changes.
+    for (let i = 0; i < 40; i++) {
+      await ctx.pool.query(`UPDATE listings SET price = price + 1 WHERE seller_id = 8 AND sku_id = 1001`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await indexer.idle();
+    const batches = indexer.metrics.batches - before;
+    // At most one batch per 250 ms while they come (plus the first, taken at once).
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(batches).toBeLessThanOrEqual(6);
+    expect((await doc('n:8:1001'))!.offer.price).toBe(280);
+    await ctx.pool.query(`UPDATE listings SET price = 240 WHERE seller_id = 8 AND sku_id = 1001`);
+    await eventually(async () => expect((await doc('n:8:1001'))!.offer.price).toBe(240));
   });
 
   it('hides a seller on vacation and shows it again', async () => {
@@ -281,5 +301,30 @@ describe('live indexer on an index of an older document model', () => {
     expect(await indexedVersion(ctx.es, ctx.index.alias)).toBe(mappingVersion());
     await expectIndexMatchesSource(ctx.pool, ctx.es, ctx.index.alias, 10);
     expect(await ctx.es.exists({ index: ctx.index.alias, id: 'c:101' })).toBe(true);
+  });
+});
+
+describe('rebuild', () => {
+  it('asks the new index the warm set (landing grid, then each single-filter grid) after allocation and before the swap', async () => {
+    const phases: RebuildProgress['phase'][] = [];
+    const before = await indicesBehind(ctx.es, ctx.index.alias);
+    const result = await rebuild({
+      pool: ctx.pool,
+      es: ctx.es,
+      index: ctx.index,
+      logger: createLogger('silent'),
+      onProgress: (p) => {
+        if (phases.at(-1) !== p.phase) phases.push(p.phase);
+      },
+    });
+    expect(phases).toEqual(['snapshot', 'catch-up', 'allocation', 'warm-up', 'swap', 'done']);
+    expect(await indicesBehind(ctx.es, ctx.index.alias)).toEqual([result.index]);
+    expect(before).not.toContain(result.index);
+    // Nobody but the warm-up searched the new index: its search count is the warm set's size.
+    const stats = await ctx.es.indices.stats({ index: result.index, metric: 'search' });
+    const landing = await indexReads(ctx.es, ctx.index.alias).search(searchQuerySchema.parse({}), null);
+    const warmSet = landingRequests().length + singleFilterRequests(landing.facets, 100).length;
+    expect(warmSet).toBeGreaterThan(10);
+    expect(stats._all.primaries?.search?.query_total).toBe(warmSet);
   });
 });

@@ -54,6 +54,7 @@ describe('degraded answers by cause', () => {
     expect(m.metrics.answers).toEqual({
       timeout: { cache: 1, fallback: 1 },
       index_error: { cache: 0, fallback: 1 },
+      overload: { cache: 0, fallback: 0 },
       breaker_open: { cache: 1, fallback: 1 },
     });
     expect(m.metrics).toMatchObject({ cacheHits: 2, fallbacks: 3, indexFailures: 3, indexAnswers: 1 });

@@ -135,4 +135,61 @@ describe('circuit breaker', () => {
     b.failure(b.tryAcquire()!, 'x');
     expect(b.state).toBe('closed');
   });
+
+  it('takes a timeout while another query was answered as overload: it neither counts nor opens', () => {
+    const { b, advance } = setup();
+    for (let i = 0; i < 5; i++) {
+      const slow = b.tryAcquire()!;
+      advance(100);
+      b.success(b.tryAcquire()!); // the cluster answered another query meanwhile
+      advance(1400);
+      expect(b.failure(slow, 'timeout', true)).toBe('overload');
+    }
+    expect(b.state).toBe('closed');
+    expect(b.snapshot().consecutiveFailures).toBe(0);
+  });
+
+  it('counts timeouts when nothing was answered since they began (a hung cluster), and errors always', () => {
+    const { b, advance } = setup();
+    b.success(b.tryAcquire()!);
+    advance(10);
+    const hung = [b.tryAcquire()!, b.tryAcquire()!];
+    advance(1500);
+    expect(b.failure(hung[0]!, 'timeout', true)).toBe('counted');
+    expect(b.failure(hung[1]!, 'timeout', true)).toBe('counted');
+    const refused = b.tryAcquire()!;
+    b.success(b.tryAcquire()!);
+    expect(b.failure(refused, 'ECONNREFUSED')).toBe('counted');
+    expect(b.state).toBe('closed'); // the success in between reset the run: one failure so far
+    b.failure(b.tryAcquire()!, 'ECONNREFUSED');
+    b.failure(b.tryAcquire()!, 'ECONNREFUSED');
+    expect(b.state).toBe('open');
+  });
+
+  it('ignores a watcher timeout when buyer queries were answered since the tick began, not a refusal', () => {
+    const { b, advance } = setup();
+    const tickAt = 1_000_000;
+    advance(300);
+    b.success(b.tryAcquire()!);
+    b.observe({ kind: 'unreachable', detail: 'TimeoutError', timedOutSince: tickAt });
+    expect(b.state).toBe('closed');
+    b.observe({ kind: 'unreachable', detail: 'TimeoutError', timedOutSince: tickAt + 500 });
+    expect(b.state).toBe('open');
+    const { b: b2 } = setup();
+    b2.success(b2.tryAcquire()!);
+    b2.observe({ kind: 'unreachable', detail: 'ECONNREFUSED' });
+    expect(b2.state).toBe('open');
+  });
+
+  it('hands a probe slot back when its query never started', () => {
+    const { b, advance } = setup();
+    for (let i = 0; i < 3; i++) b.failure(b.tryAcquire()!, 'ECONNREFUSED');
+    advance(2000);
+    expect(b.state).toBe('half-open');
+    const probe = b.tryAcquire()!;
+    expect(probe.probe).toBe(true);
+    expect(b.tryAcquire()).toBeNull();
+    b.release(probe);
+    expect(b.tryAcquire()).toMatchObject({ probe: true });
+  });
 });

@@ -76,6 +76,7 @@ describe('Degraded Mode answers without the index', () => {
       breaker_open: { cache: 0, fallback: 1 },
       timeout: { cache: 0, fallback: 2 },
       index_error: { cache: 0, fallback: 1 },
+      overload: { cache: 0, fallback: 0 },
     });
   });
 
@@ -120,5 +121,28 @@ describe('Degraded Mode answers without the index', () => {
     expect(text).toContain('search_breaker_opens_total 1\n');
     expect(text).toContain('search_breaker_state{state="open"} 1\n');
     expect(text).toContain('degraded_answers_total{cause="breaker_open",answered_from="cache"} 0\n');
+  });
+
+  it('sheds a search without the index: the last-good answer, else 503 with Retry-After 1, never PostgreSQL', async () => {
+    const m = degraded();
+    m.cache.setJson('search {"k":1}', '{"items":[]}');
+    const kept = m.shed<{ items: unknown[] }>('search {"k":1}');
+    expect(kept).toMatchObject({ degraded: true, data: { items: [] } });
+    expect(() => m.shed('search {"k":2}')).toThrow(expect.objectContaining({ kind: 'search-unavailable', retryAfterSeconds: 1 }));
+    expect(m.metrics).toMatchObject({ shed: 2, cacheHits: 1, unavailable: 1, fallbackQueries: 0 });
+    const registry = new Registry();
+    m.registerMetrics(registry);
+    const text = await registry.metrics();
+    expect(text).toContain('buyer_search_shed_total 2\n');
+    expect(text).toContain('degraded_answers_total{cause="overload",answered_from="cache"} 1\n');
+  });
+
+  it('counts a timeout under load apart and stays closed', () => {
+    const m = degraded({ breaker: { failureThreshold: 1 } });
+    const slow = m.tryAcquire()!;
+    m.indexAnswered(m.tryAcquire()!, 'k', 1);
+    m.indexFailed(slow, 'TimeoutError', true);
+    expect(m.active).toBe(false);
+    expect(m.metrics).toMatchObject({ indexFailures: 1, overloadTimeouts: 1, opens: 0 });
   });
 });
