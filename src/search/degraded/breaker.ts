@@ -113,7 +113,8 @@ export class CircuitBreaker {
    */
   failure(permit: Permit, reason: string, timedOut = false): FailureVerdict {
     if (permit.probe) this.probesInFlight = Math.max(0, this.probesInFlight - 1);
-    if (timedOut && this.lastSuccessAt >= permit.issuedAt) return 'overload';
+    // Strictly after: on a millisecond clock a success in the same tick may have come first.
+    if (timedOut && this.lastSuccessAt > permit.issuedAt) return 'overload';
     if (permit.generation !== this.gen) return 'counted';
     if (this.st === 'closed') {
       this.failures += 1;
@@ -132,7 +133,7 @@ export class CircuitBreaker {
   observe(o: Observation): void {
     this.advance();
     // A probe that timed out while buyer queries were answered: busy, not gone.
-    if (o.kind === 'unreachable' && o.timedOutSince !== undefined && this.lastSuccessAt >= o.timedOutSince) return;
+    if (o.kind === 'unreachable' && o.timedOutSince !== undefined && this.lastSuccessAt > o.timedOutSince) return;
     if (o.kind === 'good') {
       this.lastObservationBad = false;
       if (this.st === 'half-open' || (this.st === 'open' && this.now() - this.since >= this.opts.openMs)) this.close();
