@@ -1,9 +1,12 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { migrateUp } from '../../src/db/migrate.js';
+import { databaseUrlFor } from './db-url.js';
+import { freePort } from './free-port.js';
 
 // A throwaway PostgreSQL server for tests that restart the database (never the shared one),
 // from the same Debian binaries scripts/stack.sh uses, run as the unprivileged service user.
@@ -17,17 +20,6 @@ function pgBin(): string {
   versions.sort((a, b) => Number(b) - Number(a));
   if (!versions[0]) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql: run scripts/stack.sh up');
   return path.join(base, versions[0], 'bin');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
 }
 
 export interface PgNode {
@@ -74,4 +66,16 @@ export async function startPgNode(): Promise<PgNode> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A throwaway server with one migrated database, `market`: for tests that crash and restart PostgreSQL. */
+export async function startPgNodeWithDatabase(): Promise<{ node: PgNode; databaseUrl: string }> {
+  const node = await startPgNode();
+  const admin = new pg.Client({ connectionString: node.url });
+  await admin.connect();
+  await admin.query('CREATE DATABASE market');
+  await admin.end();
+  const databaseUrl = databaseUrlFor(node.url, 'market');
+  await migrateUp(databaseUrl);
+  return { node, databaseUrl };
 }

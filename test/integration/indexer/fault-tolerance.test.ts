@@ -14,13 +14,10 @@ import type { ChildProcess } from 'node:child_process';
 import { startEsNode } from '../../support/es-node.js';
 import { createEsClient } from '../../../src/es/client.js';
 import { startLiveIndexer } from '../../../indexer/live.js';
-import { startPgNode } from '../../support/pg-node.js';
-import { databaseUrlFor } from '../../support/db-url.js';
-import { migrateUp } from '../../../src/db/migrate.js';
+import { startPgNodeWithDatabase } from '../../support/pg-node.js';
 import { createPool } from '../../../src/db/pool.js';
 import { indexNames } from '../../../src/es/index-names.js';
 import { inject } from 'vitest';
-import pg from 'pg';
 
 // After a crash or a rebuild under load, the index must equal a fresh computation from
 // PostgreSQL: zero missing, zero extra, zero stale documents.
@@ -176,13 +173,7 @@ describe('indexer fault tolerance', () => {
 
   it('catches up after a PostgreSQL crash and restart while it is indexing', async () => {
     // A throwaway server: restarting the shared one would break the other test files.
-    const node = await startPgNode();
-    const admin = new pg.Client({ connectionString: node.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE market');
-    await admin.end();
-    const databaseUrl = databaseUrlFor(node.url, 'market');
-    await migrateUp(databaseUrl);
+    const { node, databaseUrl } = await startPgNodeWithDatabase();
     const pool = createPool(databaseUrl, 8);
     const es = createEsClient(inject('elasticsearchUrl'), 30_000);
     const index = indexNames(`${inject('runId')}_pgrestart`);

@@ -1,21 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrateUp } from '../../../src/db/migrate.js';
 import { createPool, type Pool } from '../../../src/db/pool.js';
 import { createEsClient } from '../../../src/es/client.js';
 import { indexNames } from '../../../src/es/index-names.js';
 import { loadFixture } from '../../../src/fixtures/load.js';
 import type { Client } from '@elastic/elasticsearch';
 import { spawnApi } from '../../support/api-process.js';
-import { databaseUrlFor } from '../../support/db-url.js';
 import { exited, spawnDispatcher } from '../../support/dispatcher-process.js';
 import { eventually } from '../../support/eventually.js';
 import { freePort } from '../../support/free-port.js';
 import { spawnIndexer } from '../../support/indexer-process.js';
 import { expectIndexMatchesSource } from '../../support/index-diff.js';
 import { addSeller, insertEvents, startReceiver, type Receiver } from '../../support/outbox.js';
-import { startPgNode, type PgNode } from '../../support/pg-node.js';
+import { startPgNodeWithDatabase, type PgNode } from '../../support/pg-node.js';
 import { generateScenario } from '../../support/scenario.js';
 import { caughtUp, writeBurst } from '../../support/write-burst.js';
 
@@ -38,13 +35,8 @@ const SELLER = 9001;
 
 beforeAll(async () => {
   // A throwaway server: restarting the shared one would break the other test files.
-  node = await startPgNode();
-  const admin = new pg.Client({ connectionString: node.url });
-  await admin.connect();
-  await admin.query('CREATE DATABASE market');
-  await admin.end();
-  const databaseUrl = databaseUrlFor(node.url, 'market');
-  await migrateUp(databaseUrl);
+  let databaseUrl: string;
+  ({ node, databaseUrl } = await startPgNodeWithDatabase());
   pool = createPool(databaseUrl, 6);
   es = createEsClient(inject('elasticsearchUrl'), 30_000);
   await loadFixture(pool, generateScenario(8, { products: 120, listings: 1200 }).fixture);
