@@ -62,9 +62,17 @@ describe('API shutdown on SIGTERM', () => {
 
     const exit = exited(child);
     child.kill('SIGTERM');
-    const ready = await fetch(`${base}/readyz`);
-    expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    // As soon as the signal is handled (delivery is asynchronous: a request sent in the same
+    // instant may still be answered 200), well within the 3 s drain.
+    await eventually(
+      async () => {
+        const ready = await fetch(`${base}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(await ready.json()).toMatchObject({ success: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+      },
+      1000,
+      20,
+    );
     child.kill('SIGTERM'); // a second signal: still one shutdown
 
     // The drain period ends: the listener closes; the process waits for the lookup.
