@@ -81,16 +81,27 @@ interface Shown {
   price: number;
 }
 
-/** A listing's price as the API answers its product page. */
-async function listedPrice(l: Shown): Promise<number | undefined> {
+/** A listing's price as the API answers its product page, or what the page showed instead (for the failure message). */
+async function listedPrice(l: Shown): Promise<number | string> {
   const res = await fetch(`${base}/products/${l.productId}?limit=100`);
-  if (res.status !== 200) return undefined;
-  const body = (await res.json()) as { data: { offers: { lane: string; sellerId: number | null; skuId: number; price: number }[] } };
-  return body.data.offers.find((o) => o.lane === 'native' && o.sellerId === l.sellerId && o.skuId === l.skuId)?.price;
+  if (res.status !== 200) return `HTTP ${res.status}`;
+  const body = (await res.json()) as {
+    data: { offers: { lane: string; sellerId: number | null; skuId: number; price: number }[] };
+    degraded?: boolean;
+  };
+  const offer = body.data.offers.find((o) => o.lane === 'native' && o.sellerId === l.sellerId && o.skuId === l.skuId);
+  if (offer && !body.degraded) return offer.price;
+  return `${offer ? `price ${offer.price}` : 'no such offer'} among ${body.data.offers.length}${body.degraded ? ', degraded' : ''}`;
 }
 
-/** Changes the price (in cents) of a listing the API shows, in PostgreSQL; resolves with what to look for. */
+/**
+ * Changes the price (in cents) of a listing the API shows, in PostgreSQL; resolves with what to look for.
+ * The index is refreshed first: a checkpoint past every change does not make the last batch
+ * searchable until the next refresh, and a listing the burst just deleted or held would still
+ * show, be repriced, and then vanish instead of showing the new price.
+ */
 async function repriceAShownListing(price: number): Promise<Shown> {
+  await es.indices.refresh({ index: index.alias });
   const items = ((await (await fetch(`${base}/search?limit=24`)).json()) as { data: { items: { productId: number }[] } }).data.items;
   for (const { productId } of items) {
     const page = (await (await fetch(`${base}/products/${productId}?limit=100`)).json()) as {
@@ -98,7 +109,12 @@ async function repriceAShownListing(price: number): Promise<Shown> {
     };
     const native = page.data.offers.find((o) => o.lane === 'native' && o.sellerId !== null);
     if (!native) continue;
-    await pool.query('UPDATE listings SET price = $3 WHERE seller_id = $1 AND sku_id = $2', [native.sellerId, native.skuId, price]);
+    const { rowCount } = await pool.query('UPDATE listings SET price = $3 WHERE seller_id = $1 AND sku_id = $2 AND deleted_at IS NULL', [
+      native.sellerId,
+      native.skuId,
+      price,
+    ]);
+    if (rowCount !== 1) throw new Error(`the shown listing ${native.sellerId}/${native.skuId} is not live in PostgreSQL`);
     return { productId, sellerId: native.sellerId!, skuId: native.skuId, price };
   }
   throw new Error('no native offer on the first page of search');
