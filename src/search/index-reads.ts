@@ -5,8 +5,34 @@ import { joinOffer } from './documents/builders.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { offerSearchBody, offerSearchPage } from './queries/offer-search.js';
 import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
-import { cartLines, lookupIdParts, lookupIds, type LookupDocs } from './queries/lookup.js';
+import {
+  OFFER_LINE_FIELDS,
+  SELLER_LINE_FIELDS,
+  SKU_LINE_FIELDS,
+  cartLines,
+  cartOfOffer,
+  lookupIdParts,
+  missingSkuIds,
+  offerAndSellerIds,
+  type LookupDocs,
+  type OfferLineSource,
+} from './queries/lookup.js';
 import type { BuyerReads } from './reads.js';
+
+/**
+ * The found documents' sources, with only `fields`. Only what is read is asked for: each doc
+ * otherwise repeats index name, version, seq_no and primary term. A failed get fails the read
+ * (Degraded Mode answers), never a line that looks unlisted.
+ */
+async function mgetSources<T>(es: Client, alias: string, ids: string[], fields: readonly string[]): Promise<{ id: string; source: T }[]> {
+  const res = await es.mget<T>({ index: alias, ids, _source_includes: [...fields], filter_path: ['docs._id', 'docs._source', 'docs.error'] });
+  const out: { id: string; source: T }[] = [];
+  for (const d of res.docs) {
+    if ('error' in d && d.error) throw new Error(`cart lookup documents failed: ${JSON.stringify(d.error)}`);
+    if ('_source' in d && d._source) out.push({ id: d._id, source: d._source });
+  }
+  return out;
+}
 
 /**
  * The counters of the native sellers on a page of offers, from their seller documents: one _mget
@@ -79,28 +105,31 @@ export function indexReads(es: Client, alias: string): BuyerReads {
 
     async lookup(body) {
       if (body.lines.length === 0) return [];
-      // A shard answers one _mget on one thread, and loading ~1,000 sources is most of a large
-      // cart's time: the offers and the rest go as two requests at once, on two threads.
-      const parts = lookupIdParts(lookupIds(body.lines));
-      const responses = await Promise.all(
-        parts.map((ids) =>
-          es.mget<Partial<OfferDoc & SkuDoc & SellerDoc>>({
-            index: alias,
-            ids,
-            _source_includes: ['offer.price', 'offer.available', 'cart', 'cartSeller'],
-            // Only what is read below: each doc otherwise repeats index name, version, seq_no and
-            // primary term (a cart of 20 lines is 60 docs). Safe for _mget: every doc names its _id.
-            filter_path: ['docs._id', 'docs.found', 'docs._source'],
-          }),
+      const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
+      // 1. Each pair's offer (with its sku's display fields) and each seller; a large cart as two
+      //    requests at once, since a shard answers one _mget on one thread.
+      const first = await Promise.all(
+        lookupIdParts(offerAndSellerIds(body.lines)).map((ids) =>
+          mgetSources<OfferLineSource | (Pick<SellerDoc, 'docType' | 'sellerId' | 'cartSeller'>)>(es, alias, ids, [
+            ...OFFER_LINE_FIELDS,
+            ...SELLER_LINE_FIELDS,
+          ]),
         ),
       );
-      const docs: LookupDocs = { offers: new Map(), skus: new Map(), sellers: new Map() };
-      for (const d of responses.flatMap((r) => r.docs)) {
-        if (!('found' in d) || !d.found || !d._source) continue;
-        const id = parseDocId(d._id);
-        if (id?.type === 'native') docs.offers.set(d._id, d._source as Pick<OfferDoc, 'offer'>);
-        else if (id?.type === 'sku') docs.skus.set(id.skuId, d._source as Pick<SkuDoc, 'cart'>);
-        else if (id?.type === 'seller') docs.sellers.set(id.sellerId, d._source as Pick<SellerDoc, 'cartSeller'>);
+      for (const { id, source } of first.flat()) {
+        if (source.docType === 'offer') {
+          docs.offers.set(id, source);
+          if (!docs.skus.has(source.skuId)) docs.skus.set(source.skuId, { cart: cartOfOffer(source) });
+        } else if (source.docType === 'seller') {
+          docs.sellers.set(source.sellerId, source);
+        }
+      }
+      // 2. The sku documents of the pairs without an offer document.
+      const skuIds = missingSkuIds(body.lines, docs.skus);
+      if (skuIds.length > 0) {
+        for (const { source } of await mgetSources<Pick<SkuDoc, 'docType' | 'skuId' | 'cart'>>(es, alias, skuIds, SKU_LINE_FIELDS)) {
+          if (source.docType === 'sku') docs.skus.set(source.skuId, source);
+        }
       }
       return cartLines(body.lines, docs);
     },

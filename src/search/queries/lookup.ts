@@ -1,33 +1,73 @@
 import type { CartLine, LookupBody } from '../../contract/buyer.js';
-import { docId, parseDocId, type OfferDoc, type SellerDoc, type SkuDoc } from '../documents/model.js';
+import { docId, type OfferDoc, type SellerDoc, type SkuDoc } from '../documents/model.js';
 import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../../contract/policy.js';
 
-// Cart line lookup: every pair needs its native offer, its catalog sku and its seller; all three
-// are documents with known ids, so one _mget answers up to 500 lines.
+// Cart line lookup. A line needs its native offer (price, stock), its catalog sku (product and sku
+// display) and its seller. A native offer document already carries its sku's display fields, so
+// the first round asks only for offers and sellers; the sku documents are asked for only for the
+// pairs without an offer document (never listed, deleted, unmatched). Loading a document's source
+// is most of a lookup's cost in the cluster, and a listed cart line then costs one document, not two.
 
-export function lookupIds(lines: LookupBody['lines']): string[] {
+/** What the first round reads of an offer document: the line's price and stock, and the sku's cart block. */
+export const OFFER_LINE_FIELDS = [
+  'docType',
+  'skuId',
+  'productId',
+  'item.name',
+  'item.set',
+  'item.imageUrl',
+  'category',
+  'condition',
+  'language',
+  'finish',
+  'offer.price',
+  'offer.available',
+] as const;
+
+/** What is read of a seller document, and of a sku document in the second round. */
+export const SELLER_LINE_FIELDS = ['docType', 'sellerId', 'cartSeller'] as const;
+export const SKU_LINE_FIELDS = ['docType', 'skuId', 'cart'] as const;
+
+export type OfferLineSource = Pick<OfferDoc, 'docType' | 'skuId' | 'productId' | 'category' | 'condition' | 'language' | 'finish'> & {
+  item: Pick<OfferDoc['item'], 'name' | 'set' | 'imageUrl'>;
+  offer: Pick<OfferDoc['offer'], 'price' | 'available'>;
+};
+
+/** The first round's ids: each pair's offer and each seller, once. */
+export function offerAndSellerIds(lines: LookupBody['lines']): string[] {
   const ids = new Set<string>();
-  for (const l of lines) {
-    ids.add(docId.native(l.sellerId, l.skuId));
-    ids.add(docId.sku(l.skuId));
-    ids.add(docId.seller(l.sellerId));
-  }
+  for (const l of lines) ids.add(docId.native(l.sellerId, l.skuId));
+  for (const l of lines) ids.add(docId.seller(l.sellerId));
   return [...ids];
 }
 
-/** Small carts stay one request; larger ones split into the offers and the rest (index-reads.ts). */
+/** The second round's ids: the skus that no offer document of the first round described. */
+export function missingSkuIds(lines: LookupBody['lines'], skus: ReadonlyMap<number, unknown>): string[] {
+  const ids = new Set<string>();
+  for (const l of lines) if (!skus.has(l.skuId)) ids.add(docId.sku(l.skuId));
+  return [...ids];
+}
+
+/** Small carts stay one request; larger ones split in two halves, answered by two threads at once. */
 export const SPLIT_LOOKUP_AT = 60;
 
 export function lookupIdParts(ids: readonly string[]): string[][] {
   if (ids.length < SPLIT_LOOKUP_AT) return [[...ids]];
-  const isOffer = (id: string) => parseDocId(id)?.type === 'native';
-  const offers = ids.filter(isOffer);
-  const rest = ids.filter((id) => !isOffer(id));
-  return [offers, rest].filter((p) => p.length > 0);
+  const half = Math.ceil(ids.length / 2);
+  return [ids.slice(0, half), ids.slice(half)];
+}
+
+/** A sku's cart block from one of its native offer documents: what its sku document holds (skuDoc). */
+export function cartOfOffer(o: OfferLineSource): SkuDoc['cart'] {
+  return {
+    product: { productId: o.productId, name: o.item.name, set: o.item.set, image: o.item.imageUrl },
+    sku: { condition: o.condition, language: o.language, finish: o.finish },
+    category: o.category,
+  };
 }
 
 export interface LookupDocs {
-  offers: Map<string, Pick<OfferDoc, 'offer'>>;
+  offers: Map<string, { offer: Pick<OfferDoc['offer'], 'price' | 'available'> }>;
   skus: Map<number, Pick<SkuDoc, 'cart'>>;
   sellers: Map<number, Pick<SellerDoc, 'cartSeller'>>;
 }

@@ -88,4 +88,14 @@ describe('POST /lines/lookup equals the reference', () => {
     const lines = withoutPolicyText(res.body.data.lines);
     expect(lines).toEqual(ref.lookup(pairs));
   });
+
+  it('a line whose sku no offer document describes (its product from the sku document) and a listed one, each alone', async () => {
+    const listed = scenario.fixture.listings[0]!;
+    for (const pairs of [[{ sellerId: 999, skuId: scenario.fixture.skus[0]!.skuId }], [{ sellerId: listed.sellerId, skuId: listed.skuId }]]) {
+      const res = await request(app).post('/lines/lookup').send({ lines: pairs });
+      expect(res.status).toBe(200);
+      expect(res.body.data.lines[0].product).not.toBeNull();
+      expect(withoutPolicyText(res.body.data.lines)).toEqual(ref.lookup(pairs));
+    }
+  });
 });
