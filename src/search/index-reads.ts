@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Product } from '../contract/buyer.js';
-import { docId, parseDocId, type OfferDoc, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents/model.js';
+import { docId, parseDocId, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents/model.js';
 import { joinOffer } from './documents/builders.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { offerSearchBody, offerSearchPage } from './queries/offer-search.js';
@@ -110,7 +110,7 @@ export function indexReads(es: Client, alias: string): BuyerReads {
       //    requests at once, since a shard answers one _mget on one thread.
       const first = await Promise.all(
         lookupIdParts(offerAndSellerIds(body.lines)).map((ids) =>
-          mgetSources<OfferLineSource | (Pick<SellerDoc, 'docType' | 'sellerId' | 'cartSeller'>)>(es, alias, ids, [
+          mgetSources<OfferLineSource | Pick<SellerDoc, 'docType' | 'sellerId' | 'cartSeller'>>(es, alias, ids, [
             ...OFFER_LINE_FIELDS,
             ...SELLER_LINE_FIELDS,
           ]),
