@@ -78,9 +78,11 @@ const envSchema = z
     /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
     DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
     // Search admission (docs/search-design.md "Overload"): searches in flight to the index per API
-    // process, and how long one more may wait for a slot before it is answered without the index.
+    // process, how long one more may wait for a slot before it is answered without the index, and
+    // who gets a freed slot (adaptive: newest first once the queue is congested; limiter.ts).
     SEARCH_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(256).default(8),
     SEARCH_MAX_WAIT_MS: z.coerce.number().int().min(0).max(10_000).default(250),
+    SEARCH_QUEUE_ORDER: z.enum(['adaptive', 'fifo']).default('adaptive'),
     // Webhook dispatcher (DECISIONS.md "Events").
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
     WEBHOOK_RETRY_DELAYS_MS: z

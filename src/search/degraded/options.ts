@@ -26,7 +26,8 @@ export interface DegradedOptions {
   /**
    * Admission of searches to the index: at most `max` in flight per process; beyond that a search
    * waits at most `maxWaitMs`, then is answered without the index (the last-good answer, else 503
-   * with Retry-After 1), so overload queues neither in the cluster nor into timeouts.
+   * with Retry-After 1), so overload queues neither in the cluster nor into timeouts; once
+   * congested, the newest waiter goes first (limiter.ts).
    */
   admission: LimiterOptions;
   pg: PgReadsOptions;
@@ -71,11 +72,11 @@ export interface DegradedOverrides {
   retryAfterSeconds?: number;
 }
 
-export const DEFAULT_ADMISSION: LimiterOptions = { max: 8, maxWaitMs: 250, maxQueue: 1000, name: 'search' };
+export const DEFAULT_ADMISSION: LimiterOptions = { max: 8, maxWaitMs: 250, maxQueue: 1000, name: 'search', order: 'adaptive' };
 
 /** The defaults, the environment's warm cache size and search admission, then the overrides. */
 export function degradedOptions(
-  env: Pick<Env, 'ES_REQUEST_TIMEOUT_MS' | 'DEGRADED_WARM_CACHE_MB' | 'SEARCH_MAX_IN_FLIGHT' | 'SEARCH_MAX_WAIT_MS'>,
+  env: Pick<Env, 'ES_REQUEST_TIMEOUT_MS' | 'DEGRADED_WARM_CACHE_MB' | 'SEARCH_MAX_IN_FLIGHT' | 'SEARCH_MAX_WAIT_MS' | 'SEARCH_QUEUE_ORDER'>,
   overrides: DegradedOverrides = {},
 ): DegradedOptions {
   const base = defaultDegradedOptions(env.ES_REQUEST_TIMEOUT_MS);
@@ -86,7 +87,13 @@ export function degradedOptions(
     warmCache: { ...base.warmCache, maxBytes: env.DEGRADED_WARM_CACHE_MB * 1024 * 1024, ...overrides.warmCache },
     fallbackMemo: { ...base.fallbackMemo, ...overrides.fallbackMemo },
     limiter: { ...base.limiter, ...overrides.limiter },
-    admission: { ...base.admission, max: env.SEARCH_MAX_IN_FLIGHT, maxWaitMs: env.SEARCH_MAX_WAIT_MS, ...overrides.admission },
+    admission: {
+      ...base.admission,
+      max: env.SEARCH_MAX_IN_FLIGHT,
+      maxWaitMs: env.SEARCH_MAX_WAIT_MS,
+      order: env.SEARCH_QUEUE_ORDER,
+      ...overrides.admission,
+    },
     pg: { ...base.pg, ...overrides.pg },
     queryTimeoutMs: overrides.queryTimeoutMs ?? base.queryTimeoutMs,
     retryAfterSeconds: overrides.retryAfterSeconds ?? base.retryAfterSeconds,
