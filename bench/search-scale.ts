@@ -39,7 +39,7 @@ import type { BuyerReads } from '../src/search/reads.js';
 import { encodeSearchCursor } from '../src/search/cursor.js';
 import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/contract/buyer.js';
 import { loadEnv } from '../src/config/env.js';
-import { load, pct, sleep, spawnIndexer } from './world.js';
+import { load, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites, type LiveWritesResult } from './live-writes.js';
 import { horizon, loadCheckpoint, saveCheckpoint } from '../src/db/feed-guard.js';
 
@@ -470,6 +470,8 @@ const connectionsList = values.connections.split(',').map(Number);
 const overload = Number(values.overload);
 const rates = values['live-writes'] === undefined ? [0] : values['live-writes'].split(',').map(Number);
 let indexer: ChildProcess | null = null;
+/** The live indexer's batches as it logs them (how long each took is most of the lag's tail). */
+let batches: IndexerBatch[] = [];
 
 /** The mix at 1 and 8 connections (and the overload run) while `rate` listing changes a second flow. */
 async function measure(rate: number, first: boolean): Promise<void> {
@@ -482,6 +484,7 @@ async function measure(rate: number, first: boolean): Promise<void> {
     load: '',
   };
   const writes = rate > 0 ? await startLiveWrites({ databaseUrl: env.DATABASE_URL, pool, es, alias, rate, log }) : null;
+  const firstBatch = batches.length;
   try {
     // Steady state first: the indexer's batches, the refreshes and merges the writes cause.
     if (writes) await sleep(Number(values.settle) * 1000);
@@ -574,6 +577,12 @@ async function measure(rate: number, first: boolean): Promise<void> {
     if (writes) {
       row.lag = await writes.stop();
       log(`rate ${rate}/s: ${lagLine(row.lag)}`);
+      const b = batches.slice(firstBatch);
+      const ms = b.map((x) => x.ms).sort((x, y) => x - y);
+      const changes = b.map((x) => x.changes).sort((x, y) => x - y);
+      log(
+        `rate ${rate}/s: ${b.length} indexer batches, ms p50 ${pct(ms, 0.5).toFixed(0)} / p99 ${pct(ms, 0.99).toFixed(0)} / max ${pct(ms, 1).toFixed(0)}, changes p50 ${pct(changes, 0.5)} / max ${pct(changes, 1)}`,
+      );
     }
   }
   row.load = load();
@@ -584,7 +593,11 @@ try {
   if (rates.some((r) => r > 0)) {
     // The live indexer carries the writes: from the saved checkpoint, or from now when none is.
     if (!(await loadCheckpoint(pool, 'live'))) await saveCheckpoint(pool, 'live', await horizon(pool));
-    indexer = spawnIndexer(root, { DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix }, log).child;
+    ({ child: indexer, batches } = spawnIndexer(
+      root,
+      { DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix },
+      log,
+    ));
     await sleep(3000);
   }
   for (let i = 0; i < rates.length; i++) await measure(rates[i]!, i === 0);
