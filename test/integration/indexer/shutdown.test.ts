@@ -9,10 +9,12 @@ import { expectIndexMatchesSource } from '../../support/index-diff.js';
 import { startTestIndexer } from '../../support/indexer.js';
 import { generateScenario } from '../../support/scenario.js';
 import { caughtUp, writeBurst } from '../../support/write-burst.js';
+import { eventually } from '../../support/eventually.js';
+import { withBatchLock } from '../../../indexer/batch-lock.js';
 
-// `npm run indexer` on SIGTERM while it works through a backlog: the batch in progress is written
-// and checkpointed, then it exits 0; a second SIGTERM meanwhile changes nothing (it once ended
-// the pool twice and crashed). Another indexer then resumes from the checkpoint and the index
+// `npm run indexer` on SIGTERM with a batch in progress: the batch is written and checkpointed,
+// then it exits 0; a second SIGTERM meanwhile changes nothing (it once ended the pool twice and
+// crashed). Another indexer then resumes from the checkpoint and the index
 // ends equal to PostgreSQL: nothing lost, nothing half-done.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -61,20 +63,33 @@ describe('indexer shutdown', () => {
     const exit = exited(child);
     await caughtUp(ctx.pool, 'live', 240_000);
 
-    // A backlog, then SIGTERM twice while the indexer works through it.
+    // A backlog first, worked through.
     await writeBurst(ctx.pool, { transactions: 400, concurrency: 4, seed: 32 });
-    const batchesBefore = lines.filter((l) => l.msg === 'batch indexed').length;
-    await new Promise<void>((resolve) => {
-      const wait = setInterval(() => {
-        if (lines.filter((l) => l.msg === 'batch indexed').length > batchesBefore) {
-          clearInterval(wait);
-          resolve();
-        }
-      }, 20);
+    await caughtUp(ctx.pool, 'live', 240_000);
+
+    // Then a batch held in progress: the test takes the indexers' batch lock and flips a store's
+    // vacation; the indexer's next batch waits for the lock. Both SIGTERMs arrive while it waits,
+    // so the second one always finds the indexer stopping; then the lock is let go.
+    await withBatchLock(ctx.pool, async () => {
+      await ctx.pool.query('UPDATE sellers SET vacation = NOT vacation WHERE seller_id = (SELECT min(seller_id) FROM listings)');
+      await eventually(
+        async () => {
+          const { rows } = await ctx.pool.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+          );
+          expect(rows[0].n).toBe(1);
+        },
+        60_000,
+        50,
+      );
+      const logged = (msg: string) => eventually(() => expect(lines.map((l) => l.msg)).toContain(msg), 30_000, 20);
+      child.kill('SIGTERM');
+      await logged('indexer stopping: finishing the batch in progress');
+      child.kill('SIGTERM');
+      await logged('indexer already stopping; finishing the batch in progress');
+      expect(child.exitCode).toBeNull();
     });
-    child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 100));
-    child.kill('SIGTERM');
 
     expect(await exit).toEqual({ code: 0, signal: null });
     expect(stderr).not.toMatch(/Called end on pool more than once|Error/);
@@ -84,6 +99,8 @@ describe('indexer shutdown', () => {
     expect(msgs).toContain('indexer already stopping; finishing the batch in progress');
     expect(msgs[msgs.length - 1]).toBe('indexer stopped');
     expect(lines.filter((l) => (l.level ?? 0) >= 50)).toEqual([]);
+    // The batch in progress (the vacation flip) was written and checkpointed before the exit.
+    await caughtUp(ctx.pool, 'live', 0);
 
     // Another indexer resumes from the checkpoint the stopped one saved.
     const next = await startTestIndexer(ctx);
