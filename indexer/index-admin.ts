@@ -19,9 +19,9 @@ export function indexDefinition(): IndexDefinition {
  * A new concrete index with the layout's shards and replicas (refresh off for a bulk build until
  * the load is done), once every copy is allocated: writes wait for all of them
  * (bulk.ts, `wait_for_active_shards`), so an index whose replicas cannot be placed is deleted
- * again here instead of stalling the load.
+ * again here instead of stalling the load (or when `signal` stops the wait).
  */
-export async function createIndex(es: Client, name: string, opts: { bulkLoad: boolean; layout?: IndexLayout }): Promise<void> {
+export async function createIndex(es: Client, name: string, opts: { bulkLoad: boolean; layout?: IndexLayout; signal?: AbortSignal }): Promise<void> {
   const def = indexDefinition();
   const layout = opts.layout ?? SINGLE_NODE_LAYOUT;
   await es.indices.create({
@@ -35,7 +35,7 @@ export async function createIndex(es: Client, name: string, opts: { bulkLoad: bo
     mappings: def.mappings,
   });
   try {
-    await waitForAllocation(es, name, { timeoutMs: 60_000 });
+    await waitForAllocation(es, name, { timeoutMs: 60_000, signal: opts.signal });
   } catch (err) {
     await es.indices.delete({ index: name }).catch(() => undefined);
     throw err;
@@ -63,14 +63,20 @@ interface UnassignedCopy {
  * Waits until every primary and replica of `index` is allocated (green). Fails with an
  * AllocationError naming the unassigned copies when the cluster has refused to place one of them
  * for `settleMs` (e.g. more replicas than other nodes: nothing will change without a new node),
- * or when `timeoutMs` passes (copies still initializing after a node loss).
+ * or when `timeoutMs` passes (copies still initializing after a node loss). An aborted `signal`
+ * stops the wait within a second (each health request waits at most 1 s).
  */
-export async function waitForAllocation(es: Client, index: string, opts: { timeoutMs?: number; settleMs?: number } = {}): Promise<{ ms: number }> {
+export async function waitForAllocation(
+  es: Client,
+  index: string,
+  opts: { timeoutMs?: number; settleMs?: number; signal?: AbortSignal } = {},
+): Promise<{ ms: number }> {
   const timeoutMs = opts.timeoutMs ?? 600_000;
   const settleMs = opts.settleMs ?? 5000;
   const started = Date.now();
   let refusedSince: number | null = null;
   for (;;) {
+    opts.signal?.throwIfAborted();
     const health = await es.cluster.health({ index, wait_for_status: 'green', timeout: '1s' }, { ignore: [408] });
     if (health.status === 'green') return { ms: Date.now() - started };
     const unassigned = await unassignedCopies(es, index);

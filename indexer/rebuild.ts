@@ -79,7 +79,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
 
   let docs = 0;
   try {
-    await createIndex(es, name, { bulkLoad: true, layout: index.layout });
+    await createIndex(es, name, { bulkLoad: true, layout: index.layout, signal });
     opts.onIndex?.(name);
     // Registered before the snapshot: every change the snapshot misses sits above this position,
     // and the checkpoint row keeps feed pruning from deleting what the replay still needs.
@@ -105,7 +105,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     // Never swap to an index missing a copy (a node lost during the load): readers would get an
     // index less safe than the settings ask for. An AllocationError keeps the old one serving.
     opts.onProgress?.({ phase: 'allocation', done: 0, total: 0 });
-    const green = await waitForAllocation(es, name);
+    const green = await waitForAllocation(es, name, { signal });
     logger.info({ index: name, waitedMs: green.ms }, 'rebuild: every shard copy allocated (green)');
     // Searchable now (refresh on, eager global ordinals built by the refresh), then warmed: the
     // first buyers after the swap meet an index already asked what they ask most.

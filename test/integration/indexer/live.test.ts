@@ -6,7 +6,7 @@ import { loadFixture } from '../../../src/fixtures/load.js';
 import type { LiveIndexer } from '../../../indexer/live.js';
 import type { CardDoc, OfferDoc } from '../../../src/search/documents/model.js';
 import { expectIndexMatchesSource } from '../../support/index-diff.js';
-import { indexedVersion, indicesBehind, mappingVersion } from '../../../indexer/index-admin.js';
+import { AllocationError, indexedVersion, indicesBehind, mappingVersion } from '../../../indexer/index-admin.js';
 import { indexReads } from '../../../src/search/index-reads.js';
 import { rebuild, type RebuildProgress } from '../../../indexer/rebuild.js';
 import { createLogger } from '../../../src/lib/logger.js';
@@ -326,5 +326,30 @@ describe('rebuild', () => {
     const warmSet = landingRequests().length + singleFilterRequests(landing.facets, 100).length;
     expect(warmSet).toBeGreaterThan(10);
     expect(stats._all.primaries?.search?.query_total).toBe(warmSet);
+  });
+
+  it('stopped while it waits for a replica the cluster cannot place, stops then, not when the wait gives up, and deletes its index', async () => {
+    // One node cannot hold a replica: the wait would end in an AllocationError after its 5 s settle.
+    const concrete = async () => Object.keys(await ctx.es.indices.get({ index: `${ctx.index.alias}-*` })).sort();
+    const before = await concrete();
+    const stop = new AbortController();
+    const outcome = rebuild({
+      pool: ctx.pool,
+      es: ctx.es,
+      index: { ...ctx.index, layout: { shards: 1, replicas: 1 } },
+      logger: createLogger('silent'),
+      signal: stop.signal,
+    }).then(
+      () => null,
+      (err: unknown) => err,
+    );
+    // The new index exists: the rebuild is waiting for its replica. Stop it.
+    await eventually(async () => expect((await concrete()).length).toBeGreaterThan(before.length), 10_000, 20);
+    stop.abort(new Error('stopped by the operator'));
+    const err = await outcome;
+    expect(err).not.toBeInstanceOf(AllocationError);
+    expect((err as Error).message).toBe('stopped by the operator');
+    // The index it was building is gone; the alias's index was never touched.
+    expect(await concrete()).toEqual(before);
   });
 });
