@@ -21,17 +21,32 @@ import type { BuyerReads } from './reads.js';
 
 /**
  * The found documents' sources, with only `fields`. Only what is read is asked for: each doc
- * otherwise repeats index name, version, seq_no and primary term. A failed get fails the read
- * (Degraded Mode answers), never a line that looks unlisted.
+ * otherwise repeats index name, version, seq_no and primary term. A document whose get failed
+ * (its shard copy closing as a node restarts) is asked for once more, a moment later, when the
+ * cluster has another copy or the same one again; a second failure fails the read (Degraded Mode
+ * answers), never a line that looks unlisted.
  */
-async function mgetSources<T>(es: Client, alias: string, ids: string[], fields: readonly string[]): Promise<{ id: string; source: T }[]> {
+async function mgetSources<T>(es: Client, alias: string, ids: string[], fields: readonly string[], retry = true): Promise<{ id: string; source: T }[]> {
   const res = await es.mget<T>({ index: alias, ids, _source_includes: [...fields], filter_path: ['docs._id', 'docs._source', 'docs.error'] });
   const out: { id: string; source: T }[] = [];
+  const failed: { id: string; error: unknown }[] = [];
   for (const d of res.docs) {
-    if ('error' in d && d.error) throw new Error(`cart lookup documents failed: ${JSON.stringify(d.error)}`);
-    if ('_source' in d && d._source) out.push({ id: d._id, source: d._source });
+    if ('error' in d && d.error) failed.push({ id: d._id, error: d.error });
+    else if ('_source' in d && d._source) out.push({ id: d._id, source: d._source });
   }
-  return out;
+  if (failed.length === 0) return out;
+  if (!retry) throw new Error(`cart lookup documents failed: ${JSON.stringify(failed[0]!.error)}`);
+  await new Promise((r) => setTimeout(r, 100));
+  return [
+    ...out,
+    ...(await mgetSources<T>(
+      es,
+      alias,
+      failed.map((f) => f.id),
+      fields,
+      false,
+    )),
+  ];
 }
 
 /**
