@@ -248,6 +248,7 @@ describe('ops/ alerts and dashboard', () => {
         'SearchBreakerOpen',
         'WebhookOldestPendingAbove10Minutes',
         'WebhookEventFailed',
+        'WebhookEndpointBreakerOpen',
         'SearchClusterNotGreen',
       ]),
     );
