@@ -55,7 +55,10 @@ export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20
         stats.otherFailures += 1;
         if (stats.samples.length < 5) stats.samples.push(`${res.status} ${path}: ${JSON.stringify(body).slice(0, 200)}`);
       }
-      if (body.degraded === true) stats.degraded += 1;
+      if (body.degraded === true) {
+        stats.degraded += 1;
+        if (stats.samples.length < 5) stats.samples.push(`degraded ${path} after ${Math.round(performance.now() - t0)} ms`);
+      }
       return res.status === 200 ? (body.data ?? null) : null;
     } catch (err) {
       stats.otherFailures += 1;
