@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,12 +19,15 @@ import { withBatchLock } from '../../../indexer/batch-lock.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let ctx: TestContext;
+/** The indexer under test; killed after the test if a failed assertion left it running. */
+let spawned: ChildProcess | undefined;
 
 beforeAll(async () => {
   ctx = await createTestContext();
   await loadFixture(ctx.pool, generateScenario(31, { products: 150, listings: 1500 }).fixture);
 });
 afterAll(async () => {
+  if (spawned && spawned.exitCode === null && spawned.signalCode === null) spawned.kill('SIGKILL');
   await ctx.es.indices.delete({ index: `${ctx.env.INDEX_PREFIX}*` }, { ignore: [404] });
   await ctx.close();
 });
@@ -43,6 +46,7 @@ describe('indexer shutdown', () => {
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    spawned = child;
     const lines: { msg?: string; level?: number }[] = [];
     let stderr = '';
     let buf = '';
