@@ -89,6 +89,15 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
   const warmCache = new LastGoodCache(options.warmCache);
   const fallback = sharedFallback({ memo: options.fallbackMemo, limiter: options.limiter }, metrics);
   const admission = new ConcurrencyLimiter(options.admission);
+  // The last-good answer, counted by why the index did not give it. The warm part first: the
+  // warmer keeps it current, the general part may hold an older answer.
+  const lastGood = <T>(key: string, cause: DegradedCause): Answer<T> | undefined => {
+    const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
+    if (cached === undefined) return undefined;
+    metrics.cacheHits += 1;
+    metrics.answers[cause].cache += 1;
+    return new JsonAnswer<T>(true, { bytes: cached });
+  };
   const note = transitionLog(breaker, metrics, log);
   const watch = options.watch.enabled
     ? watchCluster(
@@ -143,23 +152,14 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     release: (permit) => breaker.release(permit),
     shed: <T>(key: string): Answer<T> => {
       metrics.shed += 1;
-      const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
-      if (cached !== undefined) {
-        metrics.cacheHits += 1;
-        metrics.answers.overload.cache += 1;
-        return new JsonAnswer<T>(true, { bytes: cached });
-      }
+      const cached = lastGood<T>(key, 'overload');
+      if (cached) return cached;
       metrics.unavailable += 1;
       throw new DomainError('search-unavailable', 'Search is busy; please retry shortly', undefined, 1);
     },
     answer: async <T>(key: string, read: () => Promise<T>, cause: DegradedCause): Promise<Answer<T>> => {
-      // The warm part first: the warmer keeps it current, the general part may hold an older answer.
-      const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
-      if (cached !== undefined) {
-        metrics.cacheHits += 1;
-        metrics.answers[cause].cache += 1;
-        return new JsonAnswer<T>(true, { bytes: cached });
-      }
+      const cached = lastGood<T>(key, cause);
+      if (cached) return cached;
       try {
         const got = await fallback.read(key, read);
         metrics.fallbacks += 1;
