@@ -1,13 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '@elastic/elasticsearch';
-import { loadEnv } from '../../../src/config/env.js';
 import { searchQuerySchema, productQuerySchema } from '../../../src/contract/buyer.js';
-import type { Pool } from '../../../src/db/pool.js';
-import { indexNames } from '../../../src/es/index-names.js';
-import { createLogger } from '../../../src/lib/logger.js';
 import { createBuyerService, type BuyerService } from '../../../src/search/buyer-service.js';
 import { createDegradedMode } from '../../../src/search/degraded/mode.js';
 import type { BuyerReads } from '../../../src/search/reads.js';
+import { offlineInfra } from '../../support/offline-infra.js';
 
 // Past capacity the service answers fast instead of queueing: at most `max` searches in flight to
 // the index, one more waits `maxWaitMs` for a slot and is then answered from the last-good cache
@@ -34,13 +30,7 @@ function setup(admission: { max: number; maxWaitMs: number }) {
       return page;
     },
   } as unknown as BuyerReads;
-  const infra = {
-    env: loadEnv({}),
-    pool: {} as Pool,
-    es: new Client({ node: 'http://127.0.0.1:9' }),
-    index: indexNames('unit'),
-    logger: createLogger('silent'),
-  };
+  const infra = offlineInfra();
   const mode = createDegradedMode(infra, { watch: { enabled: false }, admission });
   service = createBuyerService(infra, mode, { primary, fallback });
   return { service, mode, releaseAll: () => held.splice(0).forEach((r) => r()), pgSearches: () => pgSearches };

@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, errors } from '@elastic/elasticsearch';
-import { loadEnv } from '../../../src/config/env.js';
-import type { Pool } from '../../../src/db/pool.js';
-import { indexNames } from '../../../src/es/index-names.js';
-import { createLogger } from '../../../src/lib/logger.js';
+import { errors } from '@elastic/elasticsearch';
 import { createBuyerService } from '../../../src/search/buyer-service.js';
 import { createDegradedMode, type DegradedMode } from '../../../src/search/degraded/mode.js';
 import type { BuyerReads } from '../../../src/search/reads.js';
+import { offlineInfra } from '../../support/offline-infra.js';
 
 // Every degraded answer is counted by why the index did not answer (the breaker kept the request
 // from it, it timed out, it failed otherwise) and by what answered instead (the last-good cache,
@@ -25,13 +22,7 @@ function setup() {
   };
   const primary = { productPage } as unknown as BuyerReads;
   const fallback = { productPage: async (id: number) => ({ product: { productId: id }, fromPg: true }) as never } as unknown as BuyerReads;
-  const deps = {
-    env: loadEnv({}),
-    pool: {} as Pool,
-    es: new Client({ node: 'http://127.0.0.1:9' }),
-    index: indexNames('unit'),
-    logger: createLogger('silent'),
-  };
+  const deps = offlineInfra();
   mode = createDegradedMode(deps, { watch: { enabled: false }, queryTimeoutMs: 30, breaker: { failureThreshold: 3 }, fallbackMemo: { ttlMs: 1 } });
   const service = createBuyerService(deps, mode, { primary, fallback });
   return { mode, service, set: (b: typeof behaviour) => (behaviour = b) };

@@ -1,16 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import request from 'supertest';
 import express from 'express';
-import { Client } from '@elastic/elasticsearch';
 import { createApp } from '../../../../src/api/app.js';
 import { routeTemplate } from '../../../../src/api/middleware/request-metrics.js';
 import { routeModules } from '../../../../src/api/routes/index.js';
-import { loadEnv } from '../../../../src/config/env.js';
-import type { Pool } from '../../../../src/db/pool.js';
-import { indexNames } from '../../../../src/es/index-names.js';
-import { createLogger } from '../../../../src/lib/logger.js';
 import type { BuyerReads } from '../../../../src/search/reads.js';
 import { createServices, type Services } from '../../../../src/services.js';
+import { offlineInfra } from '../../../support/offline-infra.js';
 
 // Request durations are labelled by route template (one series per route, not per product id)
 // and status class, also for a request refused before its route ran; 429s are counted by the
@@ -21,13 +17,7 @@ afterEach(() => services?.degraded.stop());
 
 function app(env: Record<string, string>) {
   const primary = { productPage: async (id: number) => ({ product: { productId: id }, offers: [] }) as never } as unknown as BuyerReads;
-  const infra = {
-    env: loadEnv({ HEALTH_DETAILS: 'true', ...env }),
-    pool: {} as Pool,
-    es: new Client({ node: 'http://127.0.0.1:9' }),
-    index: indexNames('unit'),
-    logger: createLogger('silent'),
-  };
+  const infra = offlineInfra({ HEALTH_DETAILS: 'true', ...env });
   services = createServices(infra, { degraded: { watch: { enabled: false } }, buyer: { primary, fallback: primary }, warm: { enabled: false } });
   return createApp({ ...infra, services }, routeModules);
 }

@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '@elastic/elasticsearch';
 import { Registry } from 'prom-client';
-import { loadEnv } from '../../../../src/config/env.js';
 import { DomainError } from '../../../../src/contract/errors.js';
-import { indexNames } from '../../../../src/es/index-names.js';
-import { createLogger } from '../../../../src/lib/logger.js';
 import { createDegradedMode, type DegradedMode } from '../../../../src/search/degraded/mode.js';
 import type { DegradedOverrides } from '../../../../src/search/degraded/options.js';
+import { offlineInfra } from '../../../support/offline-infra.js';
 
 // Degraded Mode answers a request without the index: the last-good answer (warm part first),
 // else one shared, briefly remembered PostgreSQL read, else 503 with Retry-After. No servers: the
@@ -16,10 +13,7 @@ let mode: DegradedMode | undefined;
 afterEach(() => mode?.stop());
 
 function degraded(overrides: DegradedOverrides = {}): DegradedMode {
-  mode = createDegradedMode(
-    { env: loadEnv({}), es: new Client({ node: 'http://127.0.0.1:9' }), index: indexNames('unit'), logger: createLogger('silent') },
-    { watch: { enabled: false }, ...overrides },
-  );
+  mode = createDegradedMode(offlineInfra(), { watch: { enabled: false }, ...overrides });
   return mode;
 }
 

@@ -1,17 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import request from 'supertest';
-import { Client } from '@elastic/elasticsearch';
 import { createApp, type RouteModule } from '../../../../../src/api/app.js';
 import type { AppDeps } from '../../../../../src/api/deps.js';
 import { ok } from '../../../../../src/api/envelope.js';
 import { productRoutes } from '../../../../../src/api/routes/buyer/products.js';
 import { lookupRoutes } from '../../../../../src/api/routes/buyer/lookup.js';
-import { loadEnv } from '../../../../../src/config/env.js';
-import type { Pool } from '../../../../../src/db/pool.js';
-import { indexNames } from '../../../../../src/es/index-names.js';
-import { createLogger } from '../../../../../src/lib/logger.js';
 import { createServices } from '../../../../../src/services.js';
 import type { BuyerReads } from '../../../../../src/search/reads.js';
+import { offlineInfra } from '../../../../support/offline-infra.js';
 
 // Good answers are serialized once (the last-good cache keeps the text the response is built
 // from): the wire bytes must be what res.json(ok(data)) sent, healthy and degraded alike.
@@ -48,13 +44,7 @@ function setup() {
       return { ...product(id), fromPg: true } as never;
     },
   } as unknown as BuyerReads;
-  const infra = {
-    env: loadEnv({}),
-    pool: {} as Pool,
-    es: new Client({ node: 'http://127.0.0.1:9' }),
-    index: indexNames('unit'),
-    logger: createLogger('silent'),
-  };
+  const infra = offlineInfra();
   const services = createServices(infra, { degraded: { watch: { enabled: false } }, buyer: { primary, fallback }, warm: { enabled: false } });
   const deps: AppDeps = { ...infra, services };
   const service = services.buyer;
