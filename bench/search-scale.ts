@@ -423,24 +423,18 @@ const fmt = (xs: number[]) => {
 const isSearch = (s: Sample) => !['product page', 'cart 500'].includes(s.group);
 const failed5xx = (s: Sample) => s.status >= 500 || s.status === 0;
 const fresh = (s: Sample) => s.status === 200 && !s.degraded;
-const p99 = (xs: number[]) =>
+/** The rounded quantile `q` of unsorted samples; NaN for none. */
+const quantile = (q: number) => (xs: number[]) =>
   xs.length
     ? Math.round(
         pct(
           [...xs].sort((a, b) => a - b),
-          0.99,
+          q,
         ),
       )
     : NaN;
-const p50 = (xs: number[]) =>
-  xs.length
-    ? Math.round(
-        pct(
-          [...xs].sort((a, b) => a - b),
-          0.5,
-        ),
-      )
-    : NaN;
+const p99 = quantile(0.99);
+const p50 = quantile(0.5);
 
 /** One row of the summary table: a write rate's figures, API beside raw Elasticsearch. */
 interface RateRow {
