@@ -46,7 +46,10 @@ export interface RebuildOptions {
   warmUp?: WarmUpOptions | false;
   /** Stops the rebuild before its swap (SIGINT, SIGTERM, a stopping indexer); it deletes its index. */
   signal?: AbortSignal;
-  /** Told the concrete index this rebuild builds, once it exists (a stopped rebuild deletes it). */
+  /**
+   * Told the concrete index this rebuild builds once it holds the name, before the index exists:
+   * anyone who can see the index can then already know its name (a stopped rebuild deletes it).
+   */
   onIndex?: (name: string) => void;
 }
 
@@ -79,8 +82,8 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
 
   let docs = 0;
   try {
-    await createIndex(es, name, { bulkLoad: true, layout: index.layout, signal });
     opts.onIndex?.(name);
+    await createIndex(es, name, { bulkLoad: true, layout: index.layout, signal });
     // Registered before the snapshot: every change the snapshot misses sits above this position,
     // and the checkpoint row keeps feed pruning from deleting what the replay still needs.
     const start = await horizon(pool);

@@ -71,12 +71,14 @@ describe('an interrupted rebuild leaves no index behind', () => {
     const before = await names();
     const alias = await serving();
     let building = '';
+    let told = '';
     await expect(
       rebuild({
         pool: ctx.pool,
         es: ctx.es,
         index: ctx.index,
         logger,
+        onIndex: (name) => (told = name),
         onProgress: (p) => {
           if (p.phase === 'snapshot' && p.done > 0) throw new Error('disk full');
         },
@@ -86,6 +88,7 @@ describe('an interrupted rebuild leaves no index behind', () => {
       }),
     ).rejects.toThrow('disk full');
     expect(building).not.toBe('');
+    expect(told, 'the caller was told the index it built').toBe(building);
     expect(await names()).toEqual(before);
     expect(await serving()).toEqual(alias);
   });
