@@ -64,7 +64,10 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
   // Stopping aborts a first build in progress (it deletes its index) instead of waiting for it.
   const stopping = new AbortController();
   const wake = createWake();
-  let idleWaiters: (() => void)[] = [];
+  // A waiter is answered by an empty batch begun after it asked (its wake() starts one at once):
+  // an empty batch begun before may have read the feed before the caller's last commit.
+  let idleWaiters: { after: number; resolve: () => void }[] = [];
+  let batchesBegun = 0;
   let stopped = false;
   const subscriber = listen(opts.databaseUrl, 'change_feed', opts.logger, () => wake.wake());
 
@@ -80,6 +83,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
           opts.logger.info({ checkpoint: await loadCheckpoint(opts.pool, LIVE_CONSUMER) }, 'indexer following the change feed');
         }
         const started = Date.now();
+        const seq = ++batchesBegun;
         const batch = await nextBatch(opts);
         backoff = 200;
         if (batch.changes > 0) {
@@ -96,9 +100,9 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         // Caught up: nothing committed before this batch's read is left.
         metrics.lagSeconds = 0;
         metrics.pending = 0;
-        const waiters = idleWaiters;
-        idleWaiters = [];
-        waiters.forEach((w) => w());
+        const answered = idleWaiters.filter((w) => w.after < seq);
+        idleWaiters = idleWaiters.filter((w) => w.after >= seq);
+        answered.forEach((w) => w.resolve());
         await wake.wait(opts.pollMs ?? 500);
       } catch (err) {
         if (stopped) break;
@@ -116,7 +120,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
     metrics,
     idle: () =>
       new Promise<void>((resolve) => {
-        idleWaiters.push(resolve);
+        idleWaiters.push({ after: batchesBegun, resolve });
         wake.wake();
       }),
     stop: async () => {
