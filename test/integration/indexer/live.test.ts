@@ -150,16 +150,20 @@ describe('live indexer', () => {
 
   it('takes a steady stream of changes in batches of what arrived meanwhile, not one batch per change', async () => {
     const before = indexer.metrics.batches;
-    // 40 price changes, one transaction every 10 ms: about 400 ms of changes.
+    // 40 price changes, one transaction every 10 ms: about 400 ms of changes on a quiet machine.
+    const started = Date.now();
     for (let i = 0; i < 40; i++) {
       await ctx.pool.query(`UPDATE listings SET price = price + 1 WHERE seller_id = 8 AND sku_id = 1001`);
       await new Promise((r) => setTimeout(r, 10));
     }
+    const streamedMs = Date.now() - started;
     await indexer.idle();
     const batches = indexer.metrics.batches - before;
-    // At most one batch per 250 ms while they come (plus the first, taken at once).
+    // At most one batch per 250 ms while they come (plus the first, taken at once, and the last):
+    // bounded by how long the stream really took, which a loaded machine stretches.
     expect(batches).toBeGreaterThanOrEqual(1);
-    expect(batches).toBeLessThanOrEqual(6);
+    expect(batches).toBeLessThanOrEqual(2 + Math.ceil(streamedMs / 250));
+    expect(batches).toBeLessThan(40);
     expect((await doc('n:8:1001'))!.offer.price).toBe(280);
     await ctx.pool.query(`UPDATE listings SET price = 240 WHERE seller_id = 8 AND sku_id = 1001`);
     await eventually(async () => expect((await doc('n:8:1001'))!.offer.price).toBe(240));
@@ -167,8 +171,11 @@ describe('live indexer', () => {
 
   it('hides a seller on vacation and shows it again', async () => {
     await ctx.pool.query(`UPDATE sellers SET vacation = true WHERE seller_id = 7`);
-    await eventually(async () => expect(await shownOfferIds(101)).toEqual(['n:8:1001']));
-    expect((await doc('s:7'))!).toMatchObject({ cartSeller: { vacation: true, browseEligible: false } });
+    // The seller document goes in its own bulk request after the offers: wait for both.
+    await eventually(async () => {
+      expect(await shownOfferIds(101)).toEqual(['n:8:1001']);
+      expect((await doc('s:7'))!).toMatchObject({ cartSeller: { vacation: true, browseEligible: false } });
+    });
     await ctx.pool.query(`UPDATE sellers SET vacation = false WHERE seller_id = 7`);
     await eventually(async () => expect(await shownOfferIds(101)).toHaveLength(3));
   });

@@ -13,7 +13,7 @@ import type { LiveIndexer } from '../../../indexer/live.js';
 // Orders seen from the buyer side, through the real triggers, change feed and
 // indexer: holds lower `available` in the product page, search cards, cart lookup and export;
 // ship, cancel, a partial cancel and a seller push at or after the order release them;
-// salesCount counts money orders not cancelled or refunded. Every change within 2 s. Orders are
+// salesCount counts money orders not cancelled or refunded. Every change shows. Orders are
 // entered with plain SQL as a checkout would leave them (orders, order_lines, holds in one
 // transaction); the checkout function itself belongs to the orders issue.
 
@@ -49,7 +49,8 @@ const exported = async (skuId: number) => {
   return (res.body.data.items as { skuId: number; quantity: number; available: number }[]).find((l) => l.skuId === skuId);
 };
 const searchItems = async (query: string) => (await request(app).get(`/search?${query}`)).body.data.items as { productId: number }[];
-const within2s = (check: () => Promise<void>) => eventually(check, 2000);
+// How soon is the lag benchmark's to measure; here every change must show, on a loaded machine too.
+const reaches = (check: () => Promise<void>) => eventually(check, 15_000);
 const push = (item: Record<string, unknown>) => request(app).post('/listings').set('Authorization', `Bearer ${key}`).send(item).expect(200);
 
 /** The offer documents' sequence numbers: a rewrite of any of them bumps its own. */
@@ -123,7 +124,7 @@ describe('orders in buyer reads', () => {
   it("an order's hold lowers available everywhere and salesCount counts it, without rewriting the store's other offers", async () => {
     const before = await seqNos(['n:7:1002', 'n:7:2001', 'n:8:1001', 'h:55']);
     ids.a = (await enterOrder(7, [{ skuId: 1001, productId: 101, quantity: 2 }])).orderId;
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offer(101, 7, 1001)).toMatchObject({ available: 3, salesCount: 1 });
       // Every offer of the store shows the new count, read from the seller document.
       expect(await offer(101, 7, 1002)).toMatchObject({ available: 2, salesCount: 1 });
@@ -137,7 +138,7 @@ describe('orders in buyer reads', () => {
 
   it('holds that take the last unit hide the offer and its card; cancelling the order shows them again', async () => {
     ids.b = (await enterOrder(7, [{ skuId: 2001, productId: 102, quantity: 1 }])).orderId;
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offersOf(102)).toEqual([]);
       expect(await searchItems('keyword=counterspell')).toEqual([]);
       expect(await offer(101, 7, 1001)).toMatchObject({ salesCount: 2 });
@@ -145,7 +146,7 @@ describe('orders in buyer reads', () => {
     expect(await lookup(7, 2001)).toMatchObject({ currentPrice: null, available: 0 });
     expect(await exported(2001)).toMatchObject({ quantity: 1, available: 0 });
     await setStatus(ids.b, 'cancelled');
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offersOf(102)).toMatchObject([{ sellerId: 7, available: 1, salesCount: 1 }]);
       expect(await searchItems('keyword=counterspell')).toMatchObject([{ productId: 102 }]);
     });
@@ -156,7 +157,7 @@ describe('orders in buyer reads', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(await offer(101, 7, 1001)).toMatchObject({ available: 3, salesCount: 1 });
     await setStatus(ids.a!, 'shipped');
-    await within2s(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 5, salesCount: 1 }));
+    await reaches(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 5, salesCount: 1 }));
     expect(await exported(1001)).toMatchObject({ available: 5 });
   });
 
@@ -166,7 +167,7 @@ describe('orders in buyer reads', () => {
       { skuId: 1002, productId: 101, quantity: 2 },
     ]);
     ids.c = o.orderId;
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offer(101, 7, 1001)).toMatchObject({ available: 2, salesCount: 2 });
       expect(await offer(101, 7, 1002)).toBeUndefined();
     });
@@ -178,7 +179,7 @@ describe('orders in buyer reads', () => {
       await c.query(`DELETE FROM holds WHERE order_id = $1 AND sku_id = 1002`, [o.orderId]);
       await c.query(`UPDATE orders SET status = status WHERE order_id = $1`, [o.orderId]);
     });
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offer(101, 7, 1001)).toMatchObject({ available: 4 });
       expect(await offer(101, 7, 1002)).toMatchObject({ available: 2, salesCount: 2 });
     });
@@ -187,26 +188,26 @@ describe('orders in buyer reads', () => {
 
   it("a seller push with asOf at the order's created_at releases its hold; an earlier asOf does not", async () => {
     const d = await enterOrder(7, [{ skuId: 1001, productId: 101, quantity: 4 }]);
-    await within2s(async () => expect(await offer(101, 7, 1001)).toBeUndefined()); // 5 - 1 - 4 = 0
+    await reaches(async () => expect(await offer(101, 7, 1001)).toBeUndefined()); // 5 - 1 - 4 = 0
     // The push already reflects both orders (its asOf is not before either created_at).
     await push({ skuId: 1001, quantity: 3, asOf: d.createdAt });
-    await within2s(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 3, salesCount: 3 }));
+    await reaches(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 3, salesCount: 3 }));
     const e = await enterOrder(7, [{ skuId: 1001, productId: 101, quantity: 1 }]);
-    await within2s(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 2, salesCount: 4 }));
+    await reaches(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 2, salesCount: 4 }));
     // A push from before e was entered does not release e's hold.
     const earlier = new Date(Date.parse(e.createdAt) - 1).toISOString();
     expect(earlier >= d.createdAt).toBe(true);
     await push({ skuId: 1001, quantity: 4, asOf: earlier });
-    await within2s(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 3 }));
+    await reaches(async () => expect(await offer(101, 7, 1001)).toMatchObject({ available: 3 }));
     expect(await exported(1001)).toMatchObject({ quantity: 4, available: 3 });
   });
 
   it('salesCount leaves out orders without money, cancelled and refunded ones; delivered ones count', async () => {
     const noMoney = await enterOrder(7, [{ skuId: 2001, productId: 102, quantity: 1 }], { hasMoney: false, status: 'shipped' });
     const refunded = await enterOrder(7, [{ skuId: 2001, productId: 102, quantity: 1 }], { status: 'delivered' });
-    await within2s(async () => expect(await offer(102, 7, 2001)).toMatchObject({ salesCount: 5 }));
+    await reaches(async () => expect(await offer(102, 7, 2001)).toMatchObject({ salesCount: 5 }));
     await setStatus(refunded.orderId, 'refunded');
-    await within2s(async () => expect(await offer(102, 7, 2001)).toMatchObject({ salesCount: 4 }));
+    await reaches(async () => expect(await offer(102, 7, 2001)).toMatchObject({ salesCount: 4 }));
     await setStatus(noMoney.orderId, 'delivered');
     await indexer.idle();
     expect(await offer(102, 7, 2001)).toMatchObject({ salesCount: 4 });
@@ -217,7 +218,7 @@ describe('orders in buyer reads', () => {
     // (Not n:7:2001: the previous test's last order move may still be on its way to it.)
     const before = await seqNos(['n:7:1001', 'n:7:1002']);
     await ctx.pool.query(`INSERT INTO seller_reviews (seller_id, position, score) VALUES (7, 1, 2)`);
-    await within2s(async () => {
+    await reaches(async () => {
       expect((await offer(101, 7, 1002))!.reviewScore).toEqual({ score: 3.5, count: 2 });
       expect((await offer(102, 7, 2001))!.reviewScore).toEqual({ score: 3.5, count: 2 });
     });
@@ -227,12 +228,12 @@ describe('orders in buyer reads', () => {
 
   it('deleting an order (its lines and holds cascade) gives its units back and drops it from salesCount', async () => {
     const o = await enterOrder(7, [{ skuId: 1002, productId: 101, quantity: 2 }]);
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offer(101, 7, 1002)).toBeUndefined();
       expect(await offer(101, 7, 1001)).toMatchObject({ salesCount: 5 });
     });
     await ctx.pool.query(`DELETE FROM orders WHERE order_id = $1`, [o.orderId]);
-    await within2s(async () => {
+    await reaches(async () => {
       expect(await offer(101, 7, 1002)).toMatchObject({ available: 2, salesCount: 4 });
     });
   });
