@@ -13,16 +13,26 @@ export function appDeps(infra: Infra, overrides: ServiceOverrides = {}): AppDeps
   return { ...infra, services: createServices(infra, { ...overrides, warm: { enabled: false, ...overrides.warm } }) };
 }
 
+/**
+ * Degraded Mode for tests that assert healthy answers: no cluster watcher and a long query
+ * timeout, so a test machine that stalls for a second (a neighbouring file's servers, a GC pause)
+ * is not taken for a sick cluster. Tests of Degraded Mode itself pass their own settings.
+ */
+export const STEADY_CLUSTER: ServiceOverrides = { degraded: { queryTimeoutMs: 15_000, watch: { enabled: false } } };
+
 /** The real app, in-process, on the test's own database and index. */
-export function testApp(ctx: TestContext, env: Partial<TestContext['env']> = {}): Express {
+export function testApp(ctx: TestContext, env: Partial<TestContext['env']> = {}, overrides: ServiceOverrides = STEADY_CLUSTER): Express {
   return createApp(
-    appDeps({
-      env: { ...ctx.env, ...env },
-      pool: ctx.pool,
-      es: ctx.es,
-      index: ctx.index,
-      logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api'),
-    }),
+    appDeps(
+      {
+        env: { ...ctx.env, ...env },
+        pool: ctx.pool,
+        es: ctx.es,
+        index: ctx.index,
+        logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api'),
+      },
+      overrides,
+    ),
     routeModules,
   );
 }

@@ -8,7 +8,7 @@ import { createLogger } from '../../src/lib/logger.js';
 import type { ServiceOverrides } from '../../src/services.js';
 import { loadFixture } from '../../src/fixtures/load.js';
 import type { LiveIndexer } from '../../indexer/live.js';
-import { appDeps } from './app.js';
+import { appDeps, STEADY_CLUSTER } from './app.js';
 import type { TestContext } from './context.js';
 import { startTestIndexer } from './indexer.js';
 import { applyScenarioExtras, generateScenario, type Scenario } from './scenario.js';
@@ -24,7 +24,7 @@ export interface ServedApp {
  * The whole app (every route, the storefront included) on a real port of 127.0.0.1, for clients
  * that need a socket (a browser): built as src/main.ts builds it, on the test's database and index.
  */
-export async function serveApp(ctx: TestContext, infra: Partial<Infra> = {}, overrides: ServiceOverrides = {}): Promise<ServedApp> {
+export async function serveApp(ctx: TestContext, infra: Partial<Infra> = {}, overrides: ServiceOverrides = STEADY_CLUSTER): Promise<ServedApp> {
   const deps = appDeps(
     { env: ctx.env, pool: ctx.pool, es: ctx.es, index: ctx.index, logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api'), ...infra },
     overrides,
@@ -60,6 +60,7 @@ export async function serveScenario(
   seed: number,
   size?: Parameters<typeof generateScenario>[1],
   infra: Partial<Infra> = {},
+  overrides: ServiceOverrides = STEADY_CLUSTER,
 ): Promise<ServedScenario> {
   const scenario = generateScenario(seed, size);
   await loadFixture(ctx.pool, scenario.fixture);
@@ -67,7 +68,7 @@ export async function serveScenario(
   const indexer = await startTestIndexer(ctx);
   await indexer.idle();
   await ctx.es.indices.refresh({ index: ctx.index.alias });
-  const served = await serveApp(ctx, infra);
+  const served = await serveApp(ctx, infra, overrides);
   return {
     scenario,
     indexer,

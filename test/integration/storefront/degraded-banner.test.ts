@@ -63,7 +63,8 @@ beforeAll(async () => {
   ctx = { ...base, es: indexerEs, env: { ...base.env, ELASTICSEARCH_URL: node.url } };
   // The API's own client, with the production request timeout (as src/main.ts builds it).
   apiEs = createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS);
-  stack = await serveScenario(ctx, 4141, undefined, { es: apiEs });
+  // Degraded Mode as production runs it: the cluster watcher and the production timeouts.
+  stack = await serveScenario(ctx, 4141, undefined, { es: apiEs }, {});
   served = stack.served;
   browser = await launchChromium();
   page = (await openStorefront(browser, served.url)).page;
