@@ -132,8 +132,9 @@ describe('webhook dispatcher faults', () => {
       ctx.pool,
       Array.from({ length: 400 }, (_v, i) => ({ sellerId: 1 + (i % 4) })),
     );
-    start({ WEBHOOK_CONCURRENCY: '8' });
-    start({ WEBHOOK_CONCURRENCY: '8' });
+    // A timeout far above the receiver's 15 ms: a stalled machine must not turn an answer into a retry.
+    start({ WEBHOOK_CONCURRENCY: '8', WEBHOOK_TIMEOUT_MS: '10000' });
+    start({ WEBHOOK_CONCURRENCY: '8', WEBHOOK_TIMEOUT_MS: '10000' });
     await eventually(async () => expect(await states()).toEqual({ delivered: events.length }), 60_000);
     expect(overlaps()).toBe(0);
     // Every event sent exactly once: no retries were needed and no claim was taken twice.

@@ -43,7 +43,7 @@ describe('indexer fault tolerance', () => {
     ctx = await seeded();
     const env = { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX };
     child = spawnIndexer(env);
-    await caughtUp(ctx.pool);
+    await caughtUp(ctx.pool, 'live', 120_000);
 
     const kills: number[] = [];
     let restarted = false;
@@ -72,7 +72,7 @@ describe('indexer fault tolerance', () => {
     await caughtUp(ctx.pool, 'live', 120_000);
 
     await expectIndexMatchesSource(ctx.pool, ctx.es, ctx.index.alias, 1000);
-  });
+  }, 300_000);
 
   it('rebuilds behind the alias while writes continue, with no gap for readers and nothing lost', async () => {
     ctx = await seeded();
@@ -114,7 +114,7 @@ describe('indexer fault tolerance', () => {
         },
       });
       await burst;
-      await caughtUp(c.pool);
+      await caughtUp(c.pool, 'live', 120_000);
       reading = false;
       await reader;
 
@@ -127,7 +127,7 @@ describe('indexer fault tolerance', () => {
     } finally {
       await indexer.stop();
     }
-  });
+  }, 300_000);
 
   it('catches up after an Elasticsearch crash and restart in the middle of a write burst', async () => {
     ctx = await seeded();
@@ -202,5 +202,5 @@ describe('indexer fault tolerance', () => {
       await es.close();
       node.destroy();
     }
-  });
+  }, 300_000);
 });

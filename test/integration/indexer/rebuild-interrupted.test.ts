@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rebuild } from '../../../indexer/rebuild.js';
 import { pruneIndices, serviceIndices } from '../../../indexer/inventory.js';
 import { createLogger } from '../../../src/lib/logger.js';
@@ -26,6 +26,12 @@ beforeAll(async () => {
   await ctx.pool.query('ANALYZE');
   await rebuild({ pool: ctx.pool, es: ctx.es, index: ctx.index, logger });
 });
+// A child left running by a failed assertion would build an index the next case could mistake for its own.
+const children = new Set<ChildProcess>();
+afterEach(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  children.clear();
+});
 afterAll(async () => {
   await ctx.es.indices.delete({ index: `${ctx.env.INDEX_PREFIX}*` }, { ignore: [404] });
   await ctx.close();
@@ -34,10 +40,12 @@ afterAll(async () => {
 const names = async () => (await serviceIndices(ctx.es, ctx.pool, ctx.index)).map((i) => i.name);
 const serving = async () => Object.keys(await ctx.es.indices.getAlias({ name: ctx.index.alias }));
 
-/** `npm run reindex` at the lowest priority, and the index it is building once it holds one. */
+/** `npm run reindex` at a low priority, and the index it is building once it holds one. */
 async function reindexUntilBuilding(): Promise<{ child: ChildProcess; building: string; stderr: () => string }> {
   const before = new Set(await names());
-  const child = spawn('nice', ['-n', '19', process.execPath, '--import', 'tsx', 'scripts/reindex.ts'], {
+  // Niced so that it is still loading when the test signals it, but not so far that a busy
+  // machine starves its start.
+  const child = spawn('nice', ['-n', '10', process.execPath, '--import', 'tsx', 'scripts/reindex.ts'], {
     cwd: root,
     env: {
       ...process.env,
@@ -49,6 +57,7 @@ async function reindexUntilBuilding(): Promise<{ child: ChildProcess; building: 
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout!.resume();
@@ -103,7 +112,7 @@ describe('an interrupted rebuild leaves no index behind', () => {
       expect(stderr()).toContain(`deleted ${building}`);
       expect(await names()).not.toContain(building);
       expect(await serving()).toEqual(alias);
-    });
+    }, 300_000);
   }
 
   it('a rebuild killed with SIGKILL leaves an index nobody holds, which --prune deletes', async () => {
@@ -123,5 +132,5 @@ describe('an interrupted rebuild leaves no index behind', () => {
     );
     expect(await pruneIndices(ctx.es, ctx.pool, ctx.index, { dryRun: false })).toEqual({ deleted: [building], held: [] });
     expect(await names()).toEqual(alias);
-  });
+  }, 300_000);
 });
