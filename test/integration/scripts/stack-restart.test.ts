@@ -77,7 +77,8 @@ beforeAll(async () => {
     });
   }
   const taken = new Set<number>();
-  ports = { pg: await pickPort(55400, taken), es: await pickPort(9400, taken) };
+  // Elasticsearch on 9800-9899: outside the ranges other test files' nodes pick from (9400-9799).
+  ports = { pg: await pickPort(55400, taken), es: await pickPort(9800, taken) };
   const up = await stack('up');
   expect(up.code, up.stderr).toBe(0);
 }, 300_000);
@@ -114,7 +115,7 @@ describe('stack:up with the URLs of .stack/env exported', () => {
   it('fails, saying so, when a URL names another server that does not answer', async () => {
     const ours = exported();
     const taken = new Set([ports.pg, ports.es]);
-    const deadEs = `http://127.0.0.1:${await pickPort(9400, taken)}`;
+    const deadEs = `http://127.0.0.1:${await pickPort(9800, taken)}`;
     const es = await stack('up', { DATABASE_URL: ours.DATABASE_URL, ELASTICSEARCH_URL: deadEs });
     expect(es.code).not.toBe(0);
     expect(es.stderr).toContain(`ELASTICSEARCH_URL=${deadEs} does not answer, and it is not this stack's Elasticsearch`);
