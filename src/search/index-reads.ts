@@ -1,7 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Product } from '../contract/buyer.js';
 import { docId, parseDocId, type SellerDoc, type SellerStats, type SkuDoc, type StoredOffer } from './documents/model.js';
-import { joinOffer } from './documents/builders.js';
+import { joinOffer, skuCart } from './documents/builders.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { offerSearchBody, offerSearchPage } from './queries/offer-search.js';
 import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
@@ -10,7 +10,6 @@ import {
   SELLER_LINE_FIELDS,
   SKU_LINE_FIELDS,
   cartLines,
-  cartOfOffer,
   lookupIdParts,
   missingSkuIds,
   offerAndSellerIds,
@@ -37,16 +36,14 @@ async function mgetSources<T>(es: Client, alias: string, ids: string[], fields: 
   if (failed.length === 0) return out;
   if (!retry) throw new Error(`cart lookup documents failed: ${JSON.stringify(failed[0]!.error)}`);
   await new Promise((r) => setTimeout(r, 100));
-  return [
-    ...out,
-    ...(await mgetSources<T>(
-      es,
-      alias,
-      failed.map((f) => f.id),
-      fields,
-      false,
-    )),
-  ];
+  const again = await mgetSources<T>(
+    es,
+    alias,
+    failed.map((f) => f.id),
+    fields,
+    false,
+  );
+  return [...out, ...again];
 }
 
 /**
@@ -134,7 +131,7 @@ export function indexReads(es: Client, alias: string): BuyerReads {
       for (const { id, source } of first.flat()) {
         if (source.docType === 'offer') {
           docs.offers.set(id, source);
-          if (!docs.skus.has(source.skuId)) docs.skus.set(source.skuId, { cart: cartOfOffer(source) });
+          if (!docs.skus.has(source.skuId)) docs.skus.set(source.skuId, { cart: skuCart(source.item, source) });
         } else if (source.docType === 'seller') {
           docs.sellers.set(source.sellerId, source);
         }

@@ -243,17 +243,24 @@ export function productDoc(p: ProductFacts): ProductDoc {
   };
 }
 
-export function skuDoc(sku: SkuFacts, p: ProductFacts | undefined): SkuDoc {
+/**
+ * What a cart line shows of its product and sku. The sku document holds it; a native offer document
+ * carries the same product item and sku fields, so the cart lookup builds it from a listed line's
+ * offer instead of reading the sku document as well (index-reads.ts).
+ */
+export function skuCart(
+  item: Pick<ProductFields['item'], 'productId' | 'name' | 'set' | 'imageUrl' | 'category'>,
+  sku: Pick<SkuFacts, 'condition' | 'language' | 'finish'>,
+): SkuDoc['cart'] {
   return {
-    docType: 'sku',
-    skuId: sku.skuId,
-    productId: sku.productId,
-    cart: {
-      product: { productId: sku.productId, name: p?.name ?? null, set: p?.set ?? null, image: p?.imageUrl ?? null },
-      sku: { condition: sku.condition, language: sku.language, finish: sku.finish },
-      category: p?.category ?? null,
-    },
+    product: { productId: item.productId, name: item.name, set: item.set, image: item.imageUrl },
+    sku: { condition: sku.condition, language: sku.language, finish: sku.finish },
+    category: item.category,
   };
+}
+
+export function skuDoc(sku: SkuFacts, p: ProductFacts | undefined): SkuDoc {
+  return { docType: 'sku', skuId: sku.skuId, productId: sku.productId, cart: skuCart(productFields(sku.productId, p).item, sku) };
 }
 
 export function sellerStats(c: SellerCounts | undefined): SellerStats {

@@ -8,15 +8,15 @@ import { FULFILLMENT_OBLIGATION, disclosuresFor } from '../../contract/policy.js
 // pairs without an offer document (never listed, deleted, unmatched). Loading a document's source
 // is most of a lookup's cost in the cluster, and a listed cart line then costs one document, not two.
 
-/** What the first round reads of an offer document: the line's price and stock, and the sku's cart block. */
+/** What the first round reads of an offer document: the line's price and stock, and what skuCart needs. */
 export const OFFER_LINE_FIELDS = [
   'docType',
   'skuId',
-  'productId',
+  'item.productId',
   'item.name',
   'item.set',
   'item.imageUrl',
-  'category',
+  'item.category',
   'condition',
   'language',
   'finish',
@@ -28,8 +28,8 @@ export const OFFER_LINE_FIELDS = [
 export const SELLER_LINE_FIELDS = ['docType', 'sellerId', 'cartSeller'] as const;
 export const SKU_LINE_FIELDS = ['docType', 'skuId', 'cart'] as const;
 
-export type OfferLineSource = Pick<OfferDoc, 'docType' | 'skuId' | 'productId' | 'category' | 'condition' | 'language' | 'finish'> & {
-  item: Pick<OfferDoc['item'], 'name' | 'set' | 'imageUrl'>;
+export type OfferLineSource = Pick<OfferDoc, 'docType' | 'skuId' | 'condition' | 'language' | 'finish'> & {
+  item: Pick<OfferDoc['item'], 'productId' | 'name' | 'set' | 'imageUrl' | 'category'>;
   offer: Pick<OfferDoc['offer'], 'price' | 'available'>;
 };
 
@@ -55,15 +55,6 @@ export function lookupIdParts(ids: readonly string[]): string[][] {
   if (ids.length < SPLIT_LOOKUP_AT) return [[...ids]];
   const half = Math.ceil(ids.length / 2);
   return [ids.slice(0, half), ids.slice(half)];
-}
-
-/** A sku's cart block from one of its native offer documents: what its sku document holds (skuDoc). */
-export function cartOfOffer(o: OfferLineSource): SkuDoc['cart'] {
-  return {
-    product: { productId: o.productId, name: o.item.name, set: o.item.set, image: o.item.imageUrl },
-    sku: { condition: o.condition, language: o.language, finish: o.finish },
-    category: o.category,
-  };
 }
 
 export interface LookupDocs {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { nativeOfferDoc, skuDoc } from '../../../../src/search/documents/builders.js';
+import { nativeOfferDoc, skuCart, skuDoc } from '../../../../src/search/documents/builders.js';
 import {
   OFFER_LINE_FIELDS,
   SPLIT_LOOKUP_AT,
-  cartOfOffer,
   lookupIdParts,
   missingSkuIds,
   offerAndSellerIds,
@@ -58,10 +57,11 @@ describe('cart lookup ids', () => {
 });
 
 describe('a sku’s cart block read from its offer document', () => {
-  it('equals its sku document’s, with the product known and unknown', () => {
+  it('equals its sku document’s, with the product known and unknown: the fields read are enough', () => {
     for (const p of [product(), product({ name: null, set: null, imageUrl: null, category: null }), undefined]) {
       const offer = nativeOfferDoc({ sellerId: 3, skuId: 70, price: 10, available: 1 }, sku(), seller(), p, false);
-      expect(cartOfOffer(pick(offer, OFFER_LINE_FIELDS))).toEqual(skuDoc(sku(), p).cart);
+      const read = pick(offer, OFFER_LINE_FIELDS);
+      expect(skuCart(read.item, read)).toEqual(skuDoc(sku(), p).cart);
     }
   });
 });
