@@ -1,15 +1,19 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { DocOp } from './build-ops.js';
 import { offerDocPieces } from './offer-json.js';
+import { classifyItemError, describeItemError, type BulkItemError } from './bulk-errors.js';
+import type { Refusal } from '../src/db/index-quarantine.js';
 
+/** Items the cluster could not take now: the batch is retried. */
 export class BulkError extends Error {}
 
 /**
- * Writes one chunk with the bulk API and fails loudly on any item error (a delete of a missing
- * document is fine), so the caller retries the batch instead of advancing its checkpoint.
+ * Writes one chunk with the bulk API: fails on any item the cluster could not take now (a delete
+ * of a missing document is fine), so the caller retries the batch instead of advancing its
+ * checkpoint, and returns the documents refused for a reason of their own (writeSerialized).
  */
-export async function writeOps(es: Client, index: string, ops: DocOp[]): Promise<void> {
-  await writeSerialized(es, serializeOps(index, ops));
+export function writeOps(es: Client, index: string, ops: DocOp[]): Promise<Refusal[]> {
+  return writeSerialized(es, serializeOps(index, ops));
 }
 
 /** One bulk request body, already serialized (NDJSON as UTF-8 bytes), and how many items it holds. */
@@ -120,14 +124,41 @@ let scratch = Buffer.allocUnsafe(1 << 22);
  * without one drops out of `items` (a delete of a missing document has none, and sets no `errors`).
  */
 export const BULK_FILTER_PATH = 'errors,items.*.error';
+/** Which documents were refused: asked only when a filtered answer holds a document's refusal (rare). */
+export const BULK_REFUSALS_FILTER_PATH = 'errors,items.*._id,items.*.status,items.*.error';
 
 interface BulkItem {
-  error?: { type?: string; reason?: string };
+  _id?: string;
+  status?: number;
+  error?: BulkItemError;
+}
+type BulkAnswer = { errors: boolean; items?: Record<string, BulkItem>[] };
+
+/**
+ * Sends one bulk body. Items the cluster could not take now (a full queue, a write block,
+ * unavailable shards: bulk-errors.ts) fail it with a BulkError, so the caller retries the batch
+ * and its checkpoint stays. Documents refused for a reason of their own (mapping, parse, size)
+ * are returned instead, and every other item of the body is written: a retry would meet the same
+ * refusal forever. The filtered answer does not say which items failed, so a body with refusals
+ * is sent once more asking for ids; writing the same documents again is harmless.
+ */
+export async function writeSerialized(es: Client, body: BulkBody): Promise<Refusal[]> {
+  if (body.items === 0) return [];
+  const first = await sendBulk(es, body, BULK_FILTER_PATH);
+  if (!first.errors) return [];
+  const failedFirst = itemErrors(first);
+  const transient = failedFirst.find((f) => classifyItemError(f.item.status, f.item.error!) === 'transient');
+  if (transient) throw bulkError(failedFirst.length, body.items, transient);
+  const second = await sendBulk(es, body, BULK_REFUSALS_FILTER_PATH);
+  if (!second.errors) return [];
+  const failed = itemErrors(second);
+  const stillTransient = failed.find((f) => classifyItemError(f.item.status, f.item.error!) === 'transient');
+  if (stillTransient) throw bulkError(failed.length, body.items, stillTransient);
+  return failed.map(({ item }) => ({ id: item._id ?? '?', type: item.error!.type ?? 'unknown', reason: describeItemError(item.error!) }));
 }
 
-export async function writeSerialized(es: Client, body: BulkBody): Promise<void> {
-  if (body.items === 0) return;
-  const res = await es.transport.request<{ errors: boolean; items?: Record<string, BulkItem>[] }>(
+function sendBulk(es: Client, body: BulkBody, filterPath: string): Promise<BulkAnswer> {
+  return es.transport.request<BulkAnswer>(
     // wait_for_active_shards=all: a write starts only when every copy INDEX_REPLICAS asks for is
     // active, and the primary acknowledges once they all have it; while a copy is missing it waits
     // (up to the bulk's 1 m timeout, then fails and the batch is retried).
@@ -135,15 +166,21 @@ export async function writeSerialized(es: Client, body: BulkBody): Promise<void>
       method: 'POST',
       path: '/_bulk',
       bulkBody: body.body,
-      querystring: { refresh: 'false', wait_for_active_shards: 'all', filter_path: BULK_FILTER_PATH },
+      querystring: { refresh: 'false', wait_for_active_shards: 'all', filter_path: filterPath },
     },
     { requestTimeout: 120_000 },
   );
-  if (!res.errors) return;
-  const failed = (res.items ?? []).flatMap((item) => Object.entries(item)).filter(([, r]) => r.error);
-  const [action, first] = failed[0] ?? ['?', {}];
-  // The reason names the document for mapping errors ("... in document with id '...'").
-  throw new BulkError(`bulk: ${failed.length} of ${body.items} items failed; first (${action}): ${first.error?.type} ${first.error?.reason}`);
+}
+
+function itemErrors(res: BulkAnswer): { action: string; item: BulkItem }[] {
+  return (res.items ?? [])
+    .flatMap((item) => Object.entries(item))
+    .filter(([, r]) => r.error)
+    .map(([action, item]) => ({ action, item }));
+}
+
+function bulkError(failed: number, items: number, first: { action: string; item: BulkItem }): BulkError {
+  return new BulkError(`bulk: ${failed} of ${items} items failed; first (${first.action}): ${describeItemError(first.item.error!)}`);
 }
 
 /** The last stage of a pipeline of bulk bodies (sendBodies). */
@@ -163,7 +200,11 @@ export interface BodySender {
  * source; either way only after every request in flight has ended, so none outlives it (a rebuild
  * deletes its index after a failure, and a late bulk request would create it again).
  */
-export function sendBodies(send: (body: BulkBody) => Promise<void>, concurrency: number, written: (body: BulkBody) => void): BodySender {
+export function sendBodies(
+  send: (body: BulkBody) => Promise<Refusal[]>,
+  concurrency: number,
+  written: (body: BulkBody, refused: Refusal[]) => void,
+): BodySender {
   let running: Promise<void> = Promise.resolve();
   async function run(bodies: AsyncIterable<BulkBody>): Promise<void> {
     const inFlight = new Set<Promise<void>>();
@@ -173,9 +214,9 @@ export function sendBodies(send: (body: BulkBody) => Promise<void>, concurrency:
         while (inFlight.size >= concurrency && !failed) await Promise.race(inFlight);
         if (failed) break;
         const request: Promise<void> = send(body)
-          .then(() => {
+          .then((refused) => {
             body.release?.();
-            written(body);
+            written(body, refused);
           })
           .catch((err: unknown) => {
             failed ??= { err };

@@ -7,7 +7,7 @@ import { fanOut } from './fan-out.js';
 import { targetChunks } from './targets.js';
 import { loadFacts, type IndexedProducts } from './facts.js';
 import { chunkOps } from './build-ops.js';
-import { writeOps } from './bulk.js';
+import { writeOrQuarantine } from './quarantine.js';
 
 export const FEED_BATCH = 5000;
 
@@ -23,20 +23,25 @@ export async function catchUp(
   target: string,
   position: Position,
   consumer: string,
-): Promise<{ position: Position; changes: number; docs: number; committedAt: number[] }> {
+): Promise<{ position: Position; changes: number; docs: number; committedAt: number[]; quarantined: number; released: number }> {
   // 1. Changes: the feed rows committed after `position`.
   const rows = await readFeed(pool, position, FEED_BATCH);
-  if (rows.length === 0) return { position, changes: 0, docs: 0, committedAt: [] };
+  if (rows.length === 0) return { position, changes: 0, docs: 0, committedAt: [], quarantined: 0, released: 0 };
   // 2. Targets: every document those changes touch.
   const targets = await fanOut(pool, rows);
   // 3. Per chunk of targets: its facts, then its documents, one bulk request each.
   const poBox = await poBoxSuspended(pool);
   const indexed = indexedProducts(es, target);
   let docs = 0;
+  // Documents refused for a reason of their own are quarantined, not retried (quarantine.ts).
+  let quarantined = 0;
+  let released = 0;
   for await (const chunk of targetChunks(pool, targets)) {
     const facts = await loadFacts(pool, chunk, poBox, { indexed });
     for (const ops of chunkOps(chunk, facts)) {
-      await writeOps(es, target, ops);
+      const q = await writeOrQuarantine(pool, es, target, ops);
+      quarantined += q.quarantined;
+      released += q.released;
       docs += ops.length;
     }
   }
@@ -44,7 +49,7 @@ export async function catchUp(
   const next = lastPosition(rows, position);
   await saveCheckpoint(pool, consumer, next);
   // When each change was committed (its transaction's time), for the commit-to-indexed histogram.
-  return { position: next, changes: rows.length, docs, committedAt: rows.map((r) => r.createdAt.getTime()) };
+  return { position: next, changes: rows.length, docs, committedAt: rows.map((r) => r.createdAt.getTime()), quarantined, released };
 }
 
 /** Reads the productId of offer documents as the index holds them now (a realtime get, not a search). */

@@ -12,6 +12,7 @@ import { rebuild } from './rebuild.js';
 import { BulkError } from './bulk.js';
 import { indexerMetrics, type IndexerMetrics } from './metrics.js';
 import { createWake } from '../src/lib/wake.js';
+import { quarantineSize } from '../src/db/index-quarantine.js';
 
 export const LIVE_CONSUMER = 'live';
 
@@ -80,6 +81,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         if (!ready) {
           await ensureIndex(opts, metrics, stopping.signal);
           ready = true;
+          metrics.quarantineSize = await quarantineSize(opts.pool);
           opts.logger.info({ checkpoint: await loadCheckpoint(opts.pool, LIVE_CONSUMER) }, 'indexer following the change feed');
         }
         const started = Date.now();
@@ -152,6 +154,13 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
   metrics.lastBatchAt = Date.now();
   metrics.batchWritten(batch, metrics.lastBatchAt);
   Object.assign(metrics, await feedLag(pool, batch.position));
+  metrics.quarantined += batch.quarantined;
+  if (batch.quarantined > 0 || batch.released > 0) metrics.quarantineSize = await quarantineSize(pool);
+  if (batch.quarantined > 0)
+    logger.warn(
+      { quarantined: batch.quarantined, quarantineSize: metrics.quarantineSize },
+      'documents refused by Elasticsearch quarantined (index_quarantine)',
+    );
   logger.info({ changes: batch.changes, docs: batch.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
 }
 

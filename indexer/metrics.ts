@@ -15,6 +15,10 @@ export interface IndexerMetrics {
   bulkFailures: number;
   lagSeconds: number;
   pending: number;
+  /** Documents Elasticsearch refused for a reason of their own, quarantined instead of retried. */
+  quarantined: number;
+  /** Rows of the quarantine table, as last read. */
+  quarantineSize: number;
   /** Documents per second over the last batch. */
   lastDocsPerSecond: number;
   lastBatchAt: number | null;
@@ -39,7 +43,7 @@ const REBUILD_PHASES = ['idle', 'snapshot', 'catch-up', 'allocation', 'swap', 'd
  * process runs it: the indexer's first build, `npm run reindex` (REINDEX_METRICS_PORT).
  */
 export function rebuildMetrics(registry: Registry): (p: RebuildProgress) => void {
-  const now = { phase: 'idle' as string, done: 0, total: 0 };
+  const now = { phase: 'idle' as string, done: 0, total: 0, quarantined: 0 };
   stateGaugeFrom(
     registry,
     'indexer_rebuild_phase',
@@ -55,8 +59,15 @@ export function rebuildMetrics(registry: Registry): (p: RebuildProgress) => void
     'Documents the running rebuild will write (an upper bound, known once its snapshot starts)',
     () => now.total,
   );
+  gaugeFrom(
+    registry,
+    'indexer_rebuild_quarantined_documents',
+    'Documents the running (or last) rebuild quarantined: Elasticsearch refused them for a reason of their own',
+    () => now.quarantined,
+  );
   return (p) => {
     now.phase = p.phase;
+    if (p.quarantined !== undefined) now.quarantined = p.quarantined;
     if (p.phase === 'snapshot' || p.phase === 'done') {
       now.done = p.done;
       now.total = p.total;
@@ -92,6 +103,8 @@ export function indexerMetrics(registry: Registry = createRegistry({ processMetr
     bulkFailures: 0,
     lagSeconds: 0,
     pending: 0,
+    quarantined: 0,
+    quarantineSize: 0,
     lastDocsPerSecond: 0,
     lastBatchAt: null,
     batchWritten(batch, now) {
@@ -113,6 +126,13 @@ export function indexerMetrics(registry: Registry = createRegistry({ processMetr
   );
   gaugeFrom(registry, 'indexer_lag_seconds', 'Age of the oldest change not yet indexed', () => m.lagSeconds);
   gaugeFrom(registry, 'indexer_pending_changes', 'Change feed rows not yet indexed (the feed backlog)', () => m.pending);
+  counterFrom(
+    registry,
+    'indexer_quarantined_documents_total',
+    'Documents Elasticsearch refused for a reason of their own (mapping, parse, size): quarantined, not retried',
+    () => m.quarantined,
+  );
+  gaugeFrom(registry, 'indexer_quarantined_documents', 'Documents in quarantine now (the index_quarantine table)', () => m.quarantineSize);
   gaugeFrom(registry, 'indexer_docs_per_second', 'Throughput of the last batch', () => m.lastDocsPerSecond);
   return m;
 }

@@ -2,6 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { Readable } from 'node:stream';
 import { finished, pipeline } from 'node:stream/promises';
 import { holdIndex } from '../src/db/index-holds.js';
+import { quarantine, quarantineClock, releaseRefusedBefore, type Refusal } from '../src/db/index-quarantine.js';
 import { SNAPSHOT, withTransaction, type Pool, type PoolClient } from '../src/db/pool.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
@@ -26,6 +27,8 @@ export interface RebuildProgress {
   phase: 'snapshot' | 'catch-up' | 'allocation' | 'warm-up' | 'swap' | 'done';
   done: number;
   total: number;
+  /** Documents quarantined so far: Elasticsearch refused them for a reason of their own. */
+  quarantined?: number;
 }
 
 export interface RebuildOptions {
@@ -59,7 +62,13 @@ export interface RebuildResult {
   snapshotMs: number;
   totalMs: number;
   replayedChanges: number;
+  /** Documents Elasticsearch refused (quarantined, not in the new index): how many, and the first QUARANTINE_SAMPLE. */
+  quarantined: number;
+  quarantinedSample: Refusal[];
 }
+
+/** Refused documents a rebuild's result names (all are in the index_quarantine table). */
+export const QUARANTINE_SAMPLE = 20;
 
 /**
  * Zero-downtime rebuild: a fresh concrete index is loaded from one consistent PostgreSQL snapshot,
@@ -81,7 +90,11 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   const signal = opts.signal ? AbortSignal.any([opts.signal, lost.signal]) : lost.signal;
 
   let docs = 0;
+  const refused: Refusal[] = [];
+  let quarantined = 0;
   try {
+    // Rows refused before this point and not again by this rebuild are released at its swap.
+    const startedAt = await quarantineClock(pool);
     opts.onIndex?.(name);
     await createIndex(es, name, { bulkLoad: true, layout: index.layout, signal });
     // Registered before the snapshot: every change the snapshot misses sits above this position,
@@ -90,11 +103,14 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     await saveCheckpoint(pool, consumer, start);
     logger.info({ index: name, start }, 'rebuild: loading snapshot');
     await opts.beforeSnapshot?.();
-    docs = await loadSnapshot(pool, es, name, opts.onProgress, signal);
+    docs = await loadSnapshot(pool, es, name, opts.onProgress, signal, refused);
+    await quarantine(pool, refused);
+    quarantined = new Set(refused.map((r) => r.id)).size;
+    if (quarantined > 0) logger.warn({ index: name, quarantined, first: refused[0] }, 'rebuild: documents refused by Elasticsearch quarantined');
     const snapshotMs = Date.now() - started;
     logger.info({ index: name, docs, ms: snapshotMs }, 'rebuild: snapshot loaded, replaying changes');
 
-    opts.onProgress?.({ phase: 'catch-up', done: 0, total: 0 });
+    opts.onProgress?.({ phase: 'catch-up', done: 0, total: 0, quarantined });
     let position: Position = start;
     let replayed = 0;
     // Most of the replay runs beside the live indexer; the last pass holds the batch lock.
@@ -103,6 +119,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
       const r = await catchUp(pool, es, name, position, consumer);
       position = r.position;
       replayed += r.changes;
+      quarantined += r.quarantined;
       if (r.changes < 5000) break;
     }
     // Never swap to an index missing a copy (a node lost during the load): readers would get an
@@ -126,8 +143,10 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
         const r = await catchUp(pool, es, name, position, consumer);
         position = r.position;
         replayed += r.changes;
+        quarantined += r.quarantined;
         if (r.changes === 0) break;
       }
+      await releaseRefusedBefore(pool, startedAt);
       await es.indices.refresh({ index: name });
       const previous = await indicesBehind(es, index.alias);
       await swapAlias(es, index.alias, name, previous);
@@ -140,14 +159,19 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
       }
       logger.info({ index: name, alias: index.alias, previous, replayed }, 'rebuild: alias swapped');
     });
-    opts.onProgress?.({ phase: 'done', done: docs, total: docs });
-    return { index: name, docs, snapshotMs, totalMs: Date.now() - started, replayedChanges: replayed };
+    opts.onProgress?.({ phase: 'done', done: docs, total: docs, quarantined });
+    return {
+      index: name,
+      docs,
+      snapshotMs,
+      totalMs: Date.now() - started,
+      replayedChanges: replayed,
+      quarantined,
+      quarantinedSample: refused.slice(0, QUARANTINE_SAMPLE),
+    };
   } catch (err) {
     await dropCheckpoint(pool, consumer).catch(() => undefined);
-    const deleted = await es.indices.delete({ index: name }, { ignore: [404] }).then(
-      () => true,
-      () => false,
-    );
+    const deleted = await deleteIndex(es, name);
     // Not deleted (the cluster unreachable): it stays an orphan until `npm run indices -- --prune`.
     logger.warn(
       { index: name, deleted, err: (err as Error).message },
@@ -157,6 +181,24 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
   } finally {
     await hold.release();
   }
+}
+
+/** How long a stopped rebuild keeps trying to delete its index. */
+const DELETE_TRIES = 8;
+
+/**
+ * Deletes `name` and makes sure it is gone: a busy master can time a delete out (the index is
+ * then deleted later, or not at all), so each try waits for the master longer than the client's
+ * default and the index's absence is checked before giving up. False if it may still exist.
+ */
+async function deleteIndex(es: Client, name: string): Promise<boolean> {
+  for (let attempt = 0; attempt < DELETE_TRIES; attempt++) {
+    await es.indices.delete({ index: name, master_timeout: '60s', timeout: '60s' }, { ignore: [404], requestTimeout: 90_000 }).catch(() => undefined);
+    const exists = await es.indices.exists({ index: name }).catch(() => true);
+    if (!exists) return true;
+    await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 5000)));
+  }
+  return false;
 }
 
 /** Bulk bodies built and serialized ahead of the requests in flight. */
@@ -180,6 +222,7 @@ async function loadSnapshot(
   name: string,
   onProgress: ((p: RebuildProgress) => void) | undefined,
   signal: AbortSignal,
+  refused: Refusal[],
 ): Promise<number> {
   let done = 0;
   return withTransaction(
@@ -190,9 +233,10 @@ async function loadSnapshot(
       const send = sendBodies(
         (body) => writeSerialized(es, body),
         SNAPSHOT_BULK_CONCURRENCY,
-        (body) => {
-          done += body.items;
-          onProgress?.({ phase: 'snapshot', done, total });
+        (body, refusals) => {
+          done += body.items - refusals.length;
+          refused.push(...refusals);
+          onProgress?.({ phase: 'snapshot', done, total, quarantined: refused.length });
         },
       );
       const bodies = Readable.from(bulkBodies(snapshotChunks(db, poBox), name, bodyPool()), { highWaterMark: SNAPSHOT_PREFETCH });

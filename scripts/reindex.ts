@@ -88,8 +88,16 @@ try {
   finish();
   console.log(
     `reindex done: ${result.docs} docs into ${result.index} in ${(result.totalMs / 1000).toFixed(1)}s ` +
-      `(${Math.round(result.docs / (result.snapshotMs / 1000))} docs/s snapshot load), ${result.replayedChanges} changes replayed; alias ${index.alias} swapped to it once green (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s))`,
+      `(${Math.round(result.docs / (result.snapshotMs / 1000))} docs/s snapshot load), ${result.replayedChanges} changes replayed; alias ${index.alias} swapped to it once green (${index.layout.shards} shard(s), ${index.layout.replicas} replica(s)); ` +
+      `${result.quarantined} document(s) quarantined`,
   );
+  // Refused documents do not fail the rebuild: they are named here and kept in index_quarantine
+  // until their rows change (docs/operations.md, "IndexerDocumentsQuarantined").
+  if (result.quarantined > 0) {
+    console.log(`reindex quarantined ${result.quarantined} document(s) Elasticsearch refused (SELECT * FROM index_quarantine lists them all):`);
+    for (const r of result.quarantinedSample) console.log(`  ${r.id}: ${r.reason.slice(0, 300)}`);
+    if (result.quarantined > result.quarantinedSample.length) console.log(`  ... and ${result.quarantined - result.quarantinedSample.length} more`);
+  }
 } catch (err) {
   finish();
   const left = building !== null && (await es.indices.exists({ index: building }).catch(() => true));

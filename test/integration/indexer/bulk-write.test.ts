@@ -6,7 +6,8 @@ import type { DocOp } from '../../../indexer/build-ops.js';
 import type { IndexDoc } from '../../../src/search/documents/model.js';
 
 // The bulk writer asks Elasticsearch for failures only (BULK_FILTER_PATH): a clean write and a
-// delete of a missing document must pass, and any failed item must still fail the whole write.
+// delete of a missing document must pass; a document refused for a reason of its own is returned
+// and the rest written; an item the cluster cannot take now (a write block) fails the whole write.
 
 let ctx: TestContext;
 let index: string;
@@ -33,7 +34,7 @@ describe('writeSerialized', () => {
     expect((await ctx.es.get({ index, id: 'test:1' })).found).toBe(true);
   });
 
-  it('fails the write when one item fails, naming the reason', async () => {
+  it('returns a refused document, naming it and the reason, and writes the rest', async () => {
     const pool = bodyPool();
     const body = serializeOps(
       index,
@@ -44,8 +45,24 @@ describe('writeSerialized', () => {
       ],
       pool,
     );
-    const err = await writeSerialized(ctx.es, body).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(BulkError);
-    expect((err as Error).message).toMatch(/^bulk: 1 of 3 items failed; first \(index\): document_parsing_exception .*test:bad/);
+    const refused = await writeSerialized(ctx.es, body);
+    expect(refused).toEqual([{ id: 'test:bad', type: 'document_parsing_exception', reason: expect.stringContaining('[price]') }]);
+    await ctx.es.indices.refresh({ index });
+    expect((await ctx.es.get({ index, id: 'test:2' })).found).toBe(true);
+    expect((await ctx.es.get({ index, id: 'test:4' })).found).toBe(true);
+  });
+
+  it('fails the write while the index refuses writes, refusing no document', async () => {
+    await ctx.es.indices.putSettings({ index, settings: { 'index.blocks.write': true } });
+    try {
+      const err = await writeOps(ctx.es, index, [
+        { id: 'test:5', doc: seller(5, 1) },
+        { id: 'test:bad2', doc: seller(6, 'not a number') },
+      ]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BulkError);
+      expect((err as Error).message).toMatch(/^bulk: 2 of 2 items failed; first \(index\): cluster_block_exception/);
+    } finally {
+      await ctx.es.indices.putSettings({ index, settings: { 'index.blocks.write': false } });
+    }
   });
 });

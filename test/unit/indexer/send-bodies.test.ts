@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, it } from 'vitest';
 import { sendBodies, type BulkBody } from '../../../indexer/bulk.js';
+import type { Refusal } from '../../../src/db/index-quarantine.js';
 
 // The rebuild's last pipeline stage, with a send function standing in for the bulk request: what
 // it orders, how many it keeps in flight, and that nothing is still in flight when it fails.
@@ -15,14 +16,14 @@ function controlledSends() {
   let inFlight = 0;
   let most = 0;
   const send = (b: BulkBody) =>
-    new Promise<void>((resolve, reject) => {
+    new Promise<Refusal[]>((resolve, reject) => {
       started.push(b.items);
       most = Math.max(most, ++inFlight);
       const settle = (fn: () => void) => () => {
         inFlight -= 1;
         fn();
       };
-      pending.set(b.items, { resolve: settle(resolve), reject: (err) => settle(() => reject(err))() });
+      pending.set(b.items, { resolve: settle(() => resolve([])), reject: (err) => settle(() => reject(err))() });
     });
   const tick = () => new Promise((r) => setTimeout(r, 5));
   return { send, pending, started, inFlight: () => inFlight, most: () => most, tick };

@@ -1,0 +1,41 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { Pool } from '../src/db/pool.js';
+import { quarantine, release } from '../src/db/index-quarantine.js';
+import type { DocOp } from './build-ops.js';
+import { writeOps } from './bulk.js';
+
+/** What one write did besides writing: documents refused (and quarantined), quarantined documents now written. */
+export interface QuarantineCounts {
+  quarantined: number;
+  released: number;
+}
+
+/**
+ * Writes a chunk's ops. A document Elasticsearch refuses for a reason of its own is recorded in
+ * the quarantine table and deleted from the index (buyers must not see its previous version as
+ * if it were current: the listing is hidden until its row's next change is accepted); the rest
+ * is written and the batch goes on. Documents written are released from quarantine. A failure the
+ * cluster may recover from still throws, so the batch is retried with its checkpoint held.
+ */
+export async function writeOrQuarantine(pool: Pool, es: Client, index: string, ops: DocOp[]): Promise<QuarantineCounts> {
+  const refused = await writeOps(es, index, ops);
+  if (refused.length > 0) {
+    const ids = new Set(refused.map((r) => r.id));
+    // A delete is never refused for its document: anything failing here is the cluster's, and throws.
+    await writeOps(
+      es,
+      index,
+      [...ids].map((id) => ({ id, doc: null })),
+    );
+    await quarantine(pool, refused);
+    const written = ops.filter((op) => !ids.has(op.id)).map((op) => op.id);
+    return { quarantined: ids.size, released: await release(pool, written) };
+  }
+  return {
+    quarantined: 0,
+    released: await release(
+      pool,
+      ops.map((op) => op.id),
+    ),
+  };
+}
