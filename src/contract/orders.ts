@@ -114,7 +114,7 @@ export type OrderBody = z.output<typeof orderSchema>;
 // Requests
 
 export const orderParamsSchema = z.object({
-  orderId: z.string().min(1).describe('Opaque order id'),
+  orderId: z.string().min(1).max(255).describe('Opaque order id (at most 255 characters)'),
 });
 
 /** Absolute http(s) URL (DECISIONS.md), at most 2048 characters. */
