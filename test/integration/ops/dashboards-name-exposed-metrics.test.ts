@@ -203,6 +203,9 @@ describe('ops/ alerts and dashboard', () => {
     expect(sample(indexer, 'indexer_batch_changes_count')).toBeGreaterThanOrEqual(1);
     expect(sample(indexer, 'indexer_pending_changes')).toBe(0);
     expect(sample(indexer, 'indexer_bulk_failures_total')).toBe(0);
+    expect(sample(indexer, 'indexer_quarantined_documents_total')).toBe(0);
+    expect(sample(indexer, 'indexer_quarantined_documents')).toBe(0);
+    expect(sample(indexer, 'indexer_rebuild_quarantined_documents')).toBe(0);
     expect(sample(webhooks, 'webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
     expect(sample(webhooks, 'webhook_attempt_duration_seconds_count')).toBeGreaterThanOrEqual(1);
   });
@@ -244,6 +247,7 @@ describe('ops/ alerts and dashboard', () => {
     expect(alerts.map((a) => a.alert)).toEqual(
       expect.arrayContaining([
         'IndexerLagAbove5Seconds',
+        'IndexerDocumentsQuarantined',
         'DegradedAnswersAbove1Percent',
         'SearchBreakerOpen',
         'WebhookOldestPendingAbove10Minutes',
