@@ -154,7 +154,8 @@ export async function writeSerialized(es: Client, body: BulkBody): Promise<Refus
   const failed = itemErrors(second);
   const stillTransient = failed.find((f) => classifyItemError(f.item.status, f.item.error!) === 'transient');
   if (stillTransient) throw bulkError(failed.length, body.items, stillTransient);
-  return failed.map(({ item }) => ({ id: item._id ?? '?', type: item.error!.type ?? 'unknown', reason: describeItemError(item.error!) }));
+  // A reason can quote the whole refused value: kept short (a rebuild holds every refusal).
+  return failed.map(({ item }) => ({ id: item._id ?? '?', type: item.error!.type ?? 'unknown', reason: describeItemError(item.error!).slice(0, 2000) }));
 }
 
 function sendBulk(es: Client, body: BulkBody, filterPath: string): Promise<BulkAnswer> {

@@ -2,13 +2,20 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 import { quarantine, release } from '../src/db/index-quarantine.js';
 import type { DocOp } from './build-ops.js';
-import { writeOps } from './bulk.js';
+import { BulkError, writeOps } from './bulk.js';
 
 /** What one write did besides writing: documents refused (and quarantined), quarantined documents now written. */
 export interface QuarantineCounts {
   quarantined: number;
   released: number;
 }
+
+/**
+ * A chunk at least this large with every document refused is not quarantined but retried: a
+ * mapping or index that refuses everything (an operator's mistake) must stall the indexer, which
+ * the lag alerts see, rather than hide the catalog document by document.
+ */
+export const MASS_REFUSAL_MIN = 50;
 
 /**
  * Writes a chunk's ops. A document Elasticsearch refuses for a reason of its own is recorded in
@@ -21,6 +28,11 @@ export async function writeOrQuarantine(pool: Pool, es: Client, index: string, o
   const refused = await writeOps(es, index, ops);
   if (refused.length > 0) {
     const ids = new Set(refused.map((r) => r.id));
+    if (ids.size === ops.length && ops.length >= MASS_REFUSAL_MIN) {
+      throw new BulkError(
+        `bulk: all ${ops.length} documents refused, first ${refused[0]!.id}: ${refused[0]!.reason}; not quarantined (the index refuses everything)`,
+      );
+    }
     // A delete is never refused for its document: anything failing here is the cluster's, and throws.
     await writeOps(
       es,

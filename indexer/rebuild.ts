@@ -17,6 +17,7 @@ import { createIndex, finishBulkLoad, indicesBehind, swapAlias, waitForAllocatio
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
 import { catchUp } from './catch-up.js';
+import { MASS_REFUSAL_MIN } from './quarantine.js';
 import { DEFAULT_WARM_UP, warmUpIndex, type WarmUpOptions } from '../src/search/warm-up.js';
 
 export interface RebuildProgress {
@@ -67,6 +68,9 @@ export interface RebuildResult {
   quarantinedSample: Refusal[];
 }
 
+/** More documents than this share of a snapshot refused stops the rebuild before its swap. */
+const MAX_REFUSED_SHARE = 0.01;
+
 /** Refused documents a rebuild's result names (all are in the index_quarantine table). */
 export const QUARANTINE_SAMPLE = 20;
 
@@ -104,9 +108,15 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
     logger.info({ index: name, start }, 'rebuild: loading snapshot');
     await opts.beforeSnapshot?.();
     docs = await loadSnapshot(pool, es, name, opts.onProgress, signal, refused);
-    await quarantine(pool, refused);
     quarantined = new Set(refused.map((r) => r.id)).size;
-    if (quarantined > 0) logger.warn({ index: name, quarantined, first: refused[0] }, 'rebuild: documents refused by Elasticsearch quarantined');
+    if (quarantined > 0) logger.warn({ index: name, quarantined, first: refused[0] }, 'rebuild: Elasticsearch refused documents');
+    // A new index refusing a large share is a mapping at fault, not documents: no swap to it.
+    if (quarantined > Math.max(MASS_REFUSAL_MIN, docs * MAX_REFUSED_SHARE)) {
+      throw new Error(
+        `rebuild: Elasticsearch refused ${quarantined} of ${docs + quarantined} documents (first ${refused[0]!.id}: ${refused[0]!.reason}); the alias keeps its index`,
+      );
+    }
+    await quarantine(pool, refused);
     const snapshotMs = Date.now() - started;
     logger.info({ index: name, docs, ms: snapshotMs }, 'rebuild: snapshot loaded, replaying changes');
 

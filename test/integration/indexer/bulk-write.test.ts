@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { bodyPool, BulkError, serializeOps, writeOps, writeSerialized } from '../../../indexer/bulk.js';
 import { createIndex } from '../../../indexer/index-admin.js';
+import { MASS_REFUSAL_MIN, writeOrQuarantine } from '../../../indexer/quarantine.js';
+import { quarantinedDocuments } from '../../../src/db/index-quarantine.js';
 import type { DocOp } from '../../../indexer/build-ops.js';
 import type { IndexDoc } from '../../../src/search/documents/model.js';
 
@@ -64,5 +66,22 @@ describe('writeSerialized', () => {
     } finally {
       await ctx.es.indices.putSettings({ index, settings: { 'index.blocks.write': false } });
     }
+  });
+
+  it('quarantines a refused document and deletes its previous version; an index refusing a whole chunk fails it instead', async () => {
+    await writeOps(ctx.es, index, [{ id: 'test:q', doc: seller(7, 1) }]);
+    const q = await writeOrQuarantine(ctx.pool, ctx.es, index, [
+      { id: 'test:q', doc: seller(7, 'not a number') },
+      { id: 'test:ok', doc: seller(8, 2) },
+    ]);
+    expect(q).toEqual({ quarantined: 1, released: 0 });
+    expect((await ctx.es.get({ index, id: 'test:q' }, { ignore: [404] })).found).toBe(false);
+    expect((await quarantinedDocuments(ctx.pool)).map((r) => r.id)).toEqual(['test:q']);
+    expect(await writeOrQuarantine(ctx.pool, ctx.es, index, [{ id: 'test:q', doc: seller(7, 3) }])).toEqual({ quarantined: 0, released: 1 });
+    expect(await quarantinedDocuments(ctx.pool)).toEqual([]);
+
+    const all = Array.from({ length: MASS_REFUSAL_MIN }, (_, i) => ({ id: `test:m${i}`, doc: seller(100 + i, 'not a number') }));
+    await expect(writeOrQuarantine(ctx.pool, ctx.es, index, all)).rejects.toThrow(BulkError);
+    expect(await quarantinedDocuments(ctx.pool)).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ const offersOf = async (productId: number) =>
   (await request(app).get(`/products/${productId}`)).body.data.offers as { sellerId: number; skuId: number; price: number }[];
 const searchIds = async (keyword: string) =>
   ((await request(app).get(`/search?keyword=${encodeURIComponent(keyword)}`)).body.data.items as { productId: number }[]).map((i) => i.productId);
-const reaches = async (check: () => Promise<void>) => void (await eventually(check, 120_000, 100));
+const reaches = async (check: () => Promise<void>) => void (await eventually(check, 240_000, 100));
 const exposed = async (name: string) => {
   const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
@@ -100,7 +100,7 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     expect(await searchIds('hydra')).toEqual([]);
     expect(await searchIds('bolt')).toEqual([101]);
     expect((await offersOf(HYDRA)).length).toBeGreaterThan(0);
-  }, 300_000);
+  }, 420_000);
 
   it('a rebuild finishes, and reports what it quarantined in its result and metrics', async () => {
     const rebuildRegistry = createRegistry({ processMetrics: false });
@@ -113,7 +113,7 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     expect(await quarantinedDocuments(ctx.pool)).toEqual([expect.objectContaining({ id: `c:${HYDRA}`, refusals: refusals + 1 })]);
     expect(await searchIds('bolt')).toEqual([101]);
     expect(await searchIds('hydra')).toEqual([]);
-  }, 300_000);
+  }, 420_000);
 
   it('npm run reindex exits 0 and names what it quarantined', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reindex.ts'], {
@@ -135,7 +135,7 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     expect(code).toBe(0);
     expect(out).toContain('1 document(s) quarantined');
     expect(out).toMatch(new RegExp(`^  c:${HYDRA}: document_parsing_exception`, 'm'));
-  }, 300_000);
+  }, 420_000);
 
   it('the row’s next change, once accepted, indexes it and takes it out of quarantine', async () => {
     await ctx.pool.query(`DELETE FROM listings WHERE seller_id = 7 AND sku_id > 305000`);
@@ -144,7 +144,7 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     expect(await quarantinedDocuments(ctx.pool)).toEqual([]);
     expect(indexer.metrics.quarantineSize).toBe(0);
     expect(await exposed('indexer_quarantined_documents')).toBe(0);
-  }, 300_000);
+  }, 420_000);
 
   it('a write block fails batches and quarantines nothing; nothing is lost once it is lifted', async () => {
     const [concrete] = await indicesBehind(ctx.es, ctx.index.alias);
@@ -166,7 +166,7 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     await reaches(async () => expect(await offersOf(102)).toMatchObject([{ price: 310 }]));
     await indexer.idle();
     expect(await quarantinedDocuments(ctx.pool)).toEqual([]);
-  }, 300_000);
+  }, 420_000);
 
   it('a 40,000-character name and set name cannot break the mapping: the product is indexed and sorts by its name', async () => {
     const name = `Counterspell ${'a'.repeat(40_000)}`;
@@ -179,5 +179,5 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     expect(await quarantinedDocuments(ctx.pool)).toEqual([]);
     const all = ((await request(app).get('/search?sort=name')).body.data.items as { productId: number }[]).map((i) => i.productId);
     expect(all).toEqual([102, HYDRA, 101]);
-  }, 300_000);
+  }, 420_000);
 });
