@@ -2,7 +2,7 @@ import type { Pool } from '../src/db/pool.js';
 import { recordAttempts } from '../src/db/webhook-deliveries.js';
 import type { Logger } from '../src/lib/logger.js';
 import type { FinishedAttempt } from './attempt.js';
-import { endpointReports } from './breaker.js';
+import { endpointReports } from './endpoint-health.js';
 
 const RECORD_BATCH = 1000;
 

@@ -195,7 +195,7 @@ export interface AttemptResult {
 }
 
 /**
- * What a batch of attempts says about one endpoint (dispatcher/breaker.ts folds it), applied to
+ * What a batch of attempts says about one endpoint (dispatcher/endpoint-health.ts folds it), applied to
  * its health row by recordAttempts.
  */
 export interface EndpointReport {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FinishedAttempt } from '../../../dispatcher/attempt.js';
-import { endpointReports } from '../../../dispatcher/breaker.js';
+import { endpointReports } from '../../../dispatcher/endpoint-health.js';
 
 // What a batch of finished attempts tells each endpoint's health row (the breaker's input).
 
