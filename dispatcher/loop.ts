@@ -1,7 +1,8 @@
 import type { Pool } from '../src/db/pool.js';
 import type { Logger } from '../src/lib/logger.js';
 import { listen } from '../src/db/listen.js';
-import { nextDueAt, parkEventsWithoutEndpoint, type ClaimedEvent } from '../src/db/webhook-deliveries.js';
+import type { ClaimedEvent } from '../src/db/webhook-claim.js';
+import { nextDueAt, parkEventsWithoutEndpoint } from '../src/db/webhook-deliveries.js';
 import { createWake } from '../src/lib/wake.js';
 import { attemptDelivery } from './attempt.js';
 import { createClaimer } from './claimer.js';

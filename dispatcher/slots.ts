@@ -1,12 +1,14 @@
 import { ENDPOINT_STATES, type EndpointState } from '../src/db/webhook-endpoints.js';
 
 // This dispatcher's attempts in flight, counted the ways its limits need: in all
-// (WEBHOOK_CONCURRENCY), per endpoint (WEBHOOK_CONCURRENCY_PER_ENDPOINT) and to endpoints that were
-// not healthy when claimed (WEBHOOK_CONCURRENCY_UNHEALTHY). Across dispatchers, the breaker's
-// shared state (one probe at a time) does the rest.
+// (WEBHOOK_CONCURRENCY), per endpoint (WEBHOOK_CONCURRENCY_PER_ENDPOINT), to endpoints untried when
+// claimed (WEBHOOK_CONCURRENCY_UNTRIED) and to endpoints degraded or breaker-open when claimed
+// (WEBHOOK_CONCURRENCY_UNHEALTHY). Across dispatchers, the breaker's shared state (one probe at a
+// time) does the rest.
 
 export interface SlotLimits {
   concurrency: number;
+  untriedConcurrency: number;
   unhealthyConcurrency: number;
 }
 
@@ -18,7 +20,9 @@ export interface Slots {
   inFlight(): number;
   /** Slots free in all. */
   free(): number;
-  /** Of those, how many endpoints that are not healthy may still take. */
+  /** Of those, how many untried endpoints may still take (one each). */
+  untriedFree(): number;
+  /** Of those, how many degraded and breaker-open endpoints may still take. */
   unhealthyFree(): number;
   take(a: { sellerId: number; endpointState: EndpointState }): void;
   release(a: { sellerId: number; endpointState: EndpointState }): void;
@@ -28,13 +32,14 @@ export function createSlots(limits: SlotLimits): Slots {
   const perSeller = new Map<number, number>();
   const byState = Object.fromEntries(ENDPOINT_STATES.map((s) => [s, 0])) as Record<EndpointState, number>;
   let total = 0;
-  const unhealthy = () => total - byState.healthy;
+  const free = () => limits.concurrency - total;
   return {
     perSeller,
     byState,
     inFlight: () => total,
-    free: () => limits.concurrency - total,
-    unhealthyFree: () => Math.max(0, Math.min(limits.unhealthyConcurrency - unhealthy(), limits.concurrency - total)),
+    free,
+    untriedFree: () => Math.max(0, Math.min(limits.untriedConcurrency - byState.untried, free())),
+    unhealthyFree: () => Math.max(0, Math.min(limits.unhealthyConcurrency - byState.degraded - byState.breaker_open, free())),
     take(a) {
       perSeller.set(a.sellerId, (perSeller.get(a.sellerId) ?? 0) + 1);
       byState[a.endpointState] += 1;
