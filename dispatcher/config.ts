@@ -9,7 +9,7 @@ export interface DispatcherConfig {
   concurrency: number;
   /** Of those, at most this many to untried endpoints (one each: their first attempt, a probe). */
   untriedConcurrency: number;
-  /** Of those, at most this many to degraded and breaker-open endpoints. */
+  /** Of those, at most this many to degraded and breaker-open endpoints (and untried ones beyond their own share). */
   unhealthyConcurrency: number;
   /** Attempts in flight in this process, per endpoint (a seller has one). */
   perEndpoint: number;

@@ -27,14 +27,19 @@ export interface ClaimedEvent {
   secret: string;
   /** The endpoint's standing when claimed; `breaker_open`: this attempt is the endpoint's one probe. */
   endpointState: EndpointState;
+  /** The share of the dispatcher's slots this attempt holds (an untried endpoint may hold the unhealthy share's). */
+  share: SlotShare;
 }
+
+/** The shares of a dispatcher's slots (docs/webhooks.md "Fairness and the breaker"). */
+export type SlotShare = 'healthy' | 'untried' | 'unhealthy';
 
 export interface ClaimOptions {
   /** At most this many events in all. */
   limit: number;
   /** Of those, at most this many for untried endpoints (one each: nothing has answered since the URL was set). */
   untriedLimit: number;
-  /** Of those, at most this many for degraded and breaker-open endpoints. */
+  /** Of those, at most this many for degraded and breaker-open endpoints, and untried ones beyond their own share. */
   unhealthyLimit: number;
   /** Per seller (one endpoint per seller): at most this many in flight in this dispatcher. */
   perEndpoint: number;
@@ -103,10 +108,10 @@ const RULES = {
    * its free slots; untried, one attempt at a time (its probe) from the untried share; degraded,
    * its free slots from the unhealthy share; breaker open, its one probe from the unhealthy share,
    * only when none is in flight anywhere nor here and its cooldown has passed. Never more than its
-   * share allows in all.
+   * share allows in all (an untried endpoint may also draw on the unhealthy share).
    */
   endpointSlots: `endpoint_slots AS (
-       SELECT seller_id, state, failures, walk_from, share, share_limit,
+       SELECT seller_id, state, failures, walk_from, share,
               least(share_limit, CASE
                 WHEN state IN ('healthy', 'degraded') THEN greatest(${p.perEndpoint} - busy, 0)
                 WHEN state = 'untried' THEN CASE WHEN busy = 0 THEN 1 ELSE 0 END
@@ -116,7 +121,8 @@ const RULES = {
          SELECT CASE WHEN es.state IN ('healthy', 'untried') THEN es.state ELSE 'unhealthy' END AS share
        ) s
        CROSS JOIN LATERAL (
-         SELECT CASE s.share WHEN 'healthy' THEN ${p.limit} WHEN 'untried' THEN ${p.untriedLimit} ELSE ${p.unhealthyLimit} END AS share_limit
+         SELECT CASE s.share WHEN 'healthy' THEN ${p.limit} WHEN 'untried' THEN ${p.untriedLimit} + ${p.unhealthyLimit}
+                ELSE ${p.unhealthyLimit} END AS share_limit
        ) l
      )`,
   /**
@@ -124,7 +130,7 @@ const RULES = {
    * Due: pending, `next_attempt_at` passed, no live lease; rows another claim holds are skipped.
    */
   oldestDueFirst: `oldest_due_first AS (
-       SELECT es.seller_id, es.state, es.share, es.share_limit, es.failures, d.event_id, d.next_attempt_at,
+       SELECT es.seller_id, es.state, es.share, es.failures, d.event_id, d.next_attempt_at,
               row_number() OVER (PARTITION BY es.seller_id ORDER BY d.next_attempt_at) AS turn
        FROM endpoint_slots es
        CROSS JOIN LATERAL (
@@ -140,21 +146,32 @@ const RULES = {
        ) d
      )`,
   /**
+   * Untried endpoints beyond their own share draw on the unhealthy share, where they compete as
+   * endpoints with no failure (the one due first first).
+   */
+  untriedOverflow: `untried_overflow AS (
+       SELECT ranked.*, CASE WHEN share = 'untried' AND rank_in_share > ${p.untriedLimit} THEN 'unhealthy' ELSE share END AS drawn_from
+       FROM (
+         SELECT oldest_due_first.*, row_number() OVER (PARTITION BY share ORDER BY turn, next_attempt_at) AS rank_in_share
+         FROM oldest_due_first
+       ) ranked
+     )`,
+  /**
    * Each share holds at most its limit: within it, every endpoint's first event before any
-   * endpoint's second, then fewer failures in a row (a degraded endpoint before a dead one's
-   * probe), then the older due time.
+   * endpoint's second, then fewer failures in a row (an untried endpoint before a degraded one,
+   * a degraded one before a dead one's probe), then the older due time.
    */
   withinShares: `within_shares AS (
        SELECT * FROM (
-         SELECT oldest_due_first.*,
-                row_number() OVER (PARTITION BY share ORDER BY turn, failures, next_attempt_at) AS rank_in_share
-         FROM oldest_due_first
+         SELECT untried_overflow.*,
+                row_number() OVER (PARTITION BY drawn_from ORDER BY turn, failures, next_attempt_at) AS rank_in_drawn
+         FROM untried_overflow
        ) r
-       WHERE rank_in_share <= share_limit
+       WHERE rank_in_drawn <= CASE drawn_from WHEN 'healthy' THEN ${p.limit} WHEN 'untried' THEN ${p.untriedLimit} ELSE ${p.unhealthyLimit} END
      )`,
   /** Round robin across all shares, then by due time, up to the limit in all. */
   roundRobin: `round_robin AS (
-       SELECT seller_id, event_id, state FROM within_shares
+       SELECT seller_id, event_id, state, drawn_from FROM within_shares
        ORDER BY turn, next_attempt_at
        LIMIT ${p.limit}
      )`,
@@ -184,7 +201,7 @@ const RULES = {
      WHERE e.event_id = r.event_id AND w.seller_id = e.seller_id
        AND (r.state <> 'breaker_open' OR r.seller_id IN (SELECT seller_id FROM probes_taken))
      RETURNING e.event_id, e.seller_id, e.type, e.api_version, e.created_at, e.next_attempt_at, e.data, e.attempts, e.round_start,
-               w.url, w.secret, r.state AS endpoint_state`,
+               w.url, w.secret, r.state AS endpoint_state, r.drawn_from AS share`,
 };
 
 const CLAIM_SQL = `WITH ${[
@@ -193,6 +210,7 @@ const CLAIM_SQL = `WITH ${[
   RULES.endpointStanding,
   RULES.endpointSlots,
   RULES.oldestDueFirst,
+  RULES.untriedOverflow,
   RULES.withinShares,
   RULES.roundRobin,
   RULES.probeLocks,
@@ -221,6 +239,7 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
     url: string;
     secret: string;
     endpoint_state: EndpointState;
+    share: SlotShare;
   }>({
     // Named: parsed and planned once per connection (planning this statement costs about as much as running it).
     name: 'webhook-claim',
@@ -254,6 +273,7 @@ export async function claimDue(pool: Pool, o: ClaimOptions): Promise<ClaimedEven
       url: r.url,
       secret: r.secret,
       endpointState: r.endpoint_state,
+      share: r.share,
     }))
     .sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());
 }

@@ -45,6 +45,11 @@ async function due(sellerId: number, n: number, agoS = 100): Promise<void> {
 }
 
 async function claim(o: Partial<ClaimOptions> = {}): Promise<string[]> {
+  return (await claimShares(o)).map((e) => e.split(' ')[0]!);
+}
+
+/** Each claimed event as `<id> <share of the slots it holds>`. */
+async function claimShares(o: Partial<ClaimOptions> = {}): Promise<string[]> {
   const claimed = await claimDue(ctx.pool, {
     limit: 100,
     untriedLimit: 10,
@@ -56,7 +61,7 @@ async function claim(o: Partial<ClaimOptions> = {}): Promise<string[]> {
     breakerCooldownMs: 30_000,
     ...o,
   });
-  return claimed.map((e) => e.eventId);
+  return claimed.map((e) => `${e.eventId} ${e.share}`);
 }
 
 const byTurn = (ids: string[]) => [...ids].sort();
@@ -85,7 +90,7 @@ describe('claimDue', () => {
       breakerFailures: BREAKER_FAILURES,
       breakerCooldownMs: 0,
     });
-    expect(e).toMatchObject({ eventId: '9001-1', attempt: 1, endpointState: 'healthy', url: 'http://127.0.0.1:9/9001' });
+    expect(e).toMatchObject({ eventId: '9001-1', attempt: 1, endpointState: 'healthy', share: 'healthy', url: 'http://127.0.0.1:9/9001' });
     const { rows } = await ctx.pool.query<{ attempts: number; lease_s: number }>(
       `SELECT attempts, extract(epoch FROM locked_until - now())::float8 AS lease_s FROM webhook_events WHERE event_id = '9001-1'`,
     );
@@ -115,8 +120,8 @@ describe('claimDue', () => {
     await endpoint(9002, 'degraded');
     await endpoint(9003, 'healthy');
     for (const s of [9001, 9002, 9003]) await due(s, 3);
-    const ids = await claim({ unhealthyLimit: 2 });
-    expect(byTurn(ids)).toEqual(['9001-1', '9002-1', '9003-1', '9003-2', '9003-3']);
+    const ids = await claimShares({ unhealthyLimit: 2 });
+    expect(byTurn(ids)).toEqual(['9001-1 unhealthy', '9002-1 unhealthy', '9003-1 healthy', '9003-2 healthy', '9003-3 healthy']);
   });
 
   it("puts fewer failures in a row first in the unhealthy share: a degraded endpoint before a dead one's probe", async () => {
@@ -140,7 +145,7 @@ describe('claimDue', () => {
     await endpoint(9002, 'untried');
     await due(9001, 1, 100);
     await due(9002, 1, 10);
-    expect(await claim({ unhealthyLimit: 0, untriedLimit: 1 })).toEqual(['9002-1']);
+    expect(await claimShares({ unhealthyLimit: 0, untriedLimit: 1 })).toEqual(['9002-1 untried']);
   });
 
   it('lets untried endpoints hold at most the untried share, the one due first going first', async () => {
@@ -148,8 +153,18 @@ describe('claimDue', () => {
     await endpoint(9002, 'untried');
     await due(9002, 1, 100);
     await due(9001, 1, 10);
-    expect(await claim({ untriedLimit: 1 })).toEqual(['9002-1']);
-    expect(await claim({ untriedLimit: 0 })).toEqual([]);
+    expect(await claim({ untriedLimit: 1, unhealthyLimit: 0 })).toEqual(['9002-1']);
+    expect(await claim({ untriedLimit: 0, unhealthyLimit: 0 })).toEqual([]);
+  });
+
+  it("lets untried endpoints beyond their share draw on the unhealthy share's room, before a degraded endpoint", async () => {
+    await endpoint(9001, 'untried');
+    await endpoint(9002, 'untried');
+    await endpoint(9003, 'degraded');
+    await due(9003, 1, 200);
+    await due(9001, 1, 100);
+    await due(9002, 1, 50);
+    expect(await claimShares({ untriedLimit: 1, unhealthyLimit: 1 })).toEqual(['9001-1 untried', '9002-1 unhealthy']);
   });
 
   it('probes an open breaker with its event due first, and records the probe on its health row: one at a time', async () => {
