@@ -256,62 +256,65 @@ describe('webhook delivery stays fair when endpoints hang', () => {
     expect(hanging.rx.maxOpen).toBeLessThanOrEqual(1 + 2);
   });
 
-  it('a new endpoint beside 40 endpoints known to hang gets its events within 1 s of commit (p99), as a known healthy one does', async () => {
-    const arrivals = new Map<string, number>();
-    const answer = (r: Received) => {
-      arrivals.set(String(r.headers['webhook-id']), r.at);
-      return { status: 200 };
-    };
-    const known = await receiver(answer);
-    await addSeller(ctx.pool, 1, known.url);
-    // Attempts that hang hold their slot for the whole timeout: waiting behind one would cost 5 s.
-    const config = { ...fairnessConfig, timeoutMs: 5000 };
-    await dispatch(config);
-    const [first] = await insertEvents(ctx.pool, [{ sellerId: 1 }]);
-    await eventually(() => expect(arrivals.has(first!.eventId)).toBe(true), 10_000);
-    await eventually(async () => expect((await health(1)).answered_at).not.toBeNull(), 10_000);
+  for (const hangingKnown of [true, false])
+    it(`a new endpoint beside 40 endpoints that hang (${hangingKnown ? 'known to hang' : 'new too, once each has been tried'}) gets its events within 1 s of commit (p99), as a known healthy one does`, async () => {
+      const arrivals = new Map<string, number>();
+      const answer = (r: Received) => {
+        arrivals.set(String(r.headers['webhook-id']), r.at);
+        return { status: 200 };
+      };
+      const known = await receiver(answer);
+      await addSeller(ctx.pool, 1, known.url);
+      // Attempts that hang hold their slot for the whole timeout: waiting behind one would cost 5 s.
+      const config = { ...fairnessConfig, timeoutMs: 5000 };
+      await dispatch(config);
+      const [first] = await insertEvents(ctx.pool, [{ sellerId: 1 }]);
+      await eventually(() => expect(arrivals.has(first!.eventId)).toBe(true), 10_000);
+      await eventually(async () => expect((await health(1)).answered_at).not.toBeNull(), 10_000);
 
-    // 40 endpoints whose last attempt got no answer (degraded), with backlogs: their attempts fill
-    // the unhealthy share and hang there.
-    const hanging = await hangingSellers(40, 10, true);
-    await eventually(() => expect(hanging.rx.open).toBe(config.unhealthyConcurrency), 20_000, 20);
+      // 40 endpoints that hang, with backlogs: known to (their last attempt got no answer), or new
+      // and each tried once (in the untried share and the unhealthy share's room, a timeout a round).
+      // Their attempts then fill the unhealthy share and hang there.
+      const hanging = await hangingSellers(40, 10, hangingKnown);
+      await eventually(async () => expect((await endpointGauges(ctx.pool, config.breakerFailures)).byState.untried.endpoints).toBe(0), 60_000, 50);
+      await eventually(() => expect(hanging.rx.open).toBe(config.unhealthyConcurrency), 20_000, 20);
 
-    // A seller connects its webhook (nothing has answered at that URL yet) and sells, beside the known one.
-    const fresh = await receiver(answer);
-    await addSeller(ctx.pool, 2, fresh.url);
-    const committed: { eventId: string; sellerId: number; at: number }[] = [];
-    const started = Date.now();
-    for (let i = 0; i < 40; i++) {
-      const due = started + i * 40; // 25 a second for each seller
-      if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
-      const events = await insertEvents(ctx.pool, [{ sellerId: 2 }, { sellerId: 1 }]);
-      const at = Date.now();
-      committed.push(...events.map((e) => ({ eventId: e.eventId, sellerId: e.sellerId, at })));
-    }
-    await eventually(() => expect(committed.filter((c) => !arrivals.has(c.eventId))).toEqual([]), 30_000);
-    // The hanging endpoints were busy all along: their share stayed full.
-    expect(hanging.rx.open).toBeGreaterThanOrEqual(config.unhealthyConcurrency - 4);
+      // A seller connects its webhook (nothing has answered at that URL yet) and sells, beside the known one.
+      const fresh = await receiver(answer);
+      await addSeller(ctx.pool, 2, fresh.url);
+      const committed: { eventId: string; sellerId: number; at: number }[] = [];
+      const started = Date.now();
+      for (let i = 0; i < 40; i++) {
+        const due = started + i * 40; // 25 a second for each seller
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+        const events = await insertEvents(ctx.pool, [{ sellerId: 2 }, { sellerId: 1 }]);
+        const at = Date.now();
+        committed.push(...events.map((e) => ({ eventId: e.eventId, sellerId: e.sellerId, at })));
+      }
+      await eventually(() => expect(committed.filter((c) => !arrivals.has(c.eventId))).toEqual([]), 30_000);
+      // The hanging endpoints were busy all along: their share stayed full.
+      expect(hanging.rx.open).toBeGreaterThanOrEqual(config.unhealthyConcurrency - 4);
 
-    const latency = (sellerId: number) =>
-      committed
-        .filter((c) => c.sellerId === sellerId)
-        .map((c) => arrivals.get(c.eventId)! - c.at)
-        .sort((a, b) => a - b);
-    const [newUrl, knownUrl] = [latency(2), latency(1)];
-    console.log(
-      `[fairness, 40 hanging endpoints] commit-to-delivery p50 / p99 / max: new URL ${pct(newUrl, 0.5)} / ${pct(newUrl, 0.99)} / ${newUrl.at(-1)} ms, ` +
-        `known URL ${pct(knownUrl, 0.5)} / ${pct(knownUrl, 0.99)} / ${knownUrl.at(-1)} ms`,
-    );
-    expect(pct(newUrl, 0.99)).toBeLessThanOrEqual(1000);
-    expect(pct(knownUrl, 0.99)).toBeLessThanOrEqual(1000);
-    // The new endpoint answered: it is healthy, and each event was delivered at its first attempt.
-    expect((await health(2)).answered_at).not.toBeNull();
-    const { rows } = await ctx.pool.query<{ state: string; attempts: number; n: number }>(
-      `SELECT state, attempts, count(*)::int AS n FROM webhook_events WHERE seller_id = 2 GROUP BY 1, 2`,
-    );
-    expect(rows).toEqual([{ state: 'delivered', attempts: 1, n: 40 }]);
-    expect(hanging.rx.maxOpen).toBeLessThanOrEqual(config.unhealthyConcurrency);
-  });
+      const latency = (sellerId: number) =>
+        committed
+          .filter((c) => c.sellerId === sellerId)
+          .map((c) => arrivals.get(c.eventId)! - c.at)
+          .sort((a, b) => a - b);
+      const [newUrl, knownUrl] = [latency(2), latency(1)];
+      console.log(
+        `[fairness, 40 hanging endpoints, ${hangingKnown ? 'known' : 'new'}] commit-to-delivery p50 / p99 / max: new URL ${pct(newUrl, 0.5)} / ${pct(newUrl, 0.99)} / ${newUrl.at(-1)} ms, ` +
+          `known URL ${pct(knownUrl, 0.5)} / ${pct(knownUrl, 0.99)} / ${knownUrl.at(-1)} ms`,
+      );
+      expect(pct(newUrl, 0.99)).toBeLessThanOrEqual(1000);
+      expect(pct(knownUrl, 0.99)).toBeLessThanOrEqual(1000);
+      // The new endpoint answered: it is healthy, and each event was delivered at its first attempt.
+      expect((await health(2)).answered_at).not.toBeNull();
+      const { rows } = await ctx.pool.query<{ state: string; attempts: number; n: number }>(
+        `SELECT state, attempts, count(*)::int AS n FROM webhook_events WHERE seller_id = 2 GROUP BY 1, 2`,
+      );
+      expect(rows).toEqual([{ state: 'delivered', attempts: 1, n: 40 }]);
+      expect(hanging.rx.maxOpen).toBeLessThanOrEqual(config.unhealthyConcurrency + (hangingKnown ? 0 : config.untriedConcurrency));
+    });
 
   it('a hanging endpoint that answers again gets its backlog, in next_attempt_at order, and its breaker closes', async () => {
     let down = true;
