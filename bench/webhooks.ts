@@ -151,7 +151,13 @@ async function claimStats(): Promise<{ claims: number; claimed: number }> {
 }
 const child = spawn(process.execPath, ['--import', 'tsx', 'dispatcher/main.ts'], {
   cwd: root,
-  env: { ...process.env, DATABASE_URL: dbUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'error' },
+  env: {
+    ...process.env,
+    DATABASE_URL: dbUrl,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_METRICS_PORT: String(metricsPort),
+    LOG_LEVEL: process.env.BENCH_DISPATCHER_LOG_LEVEL ?? 'error',
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 await sleep(2000); // started and idle
@@ -279,6 +285,9 @@ try {
       const waitStart = performance.now();
       while ((await metric('webhook_endpoints{state="untried"}')) > 0 && performance.now() - waitStart < 180_000) await sleep(500);
       const untriedLeft = await metric('webhook_endpoints{state="untried"}');
+      const inFlightAtStart = await Promise.all(
+        ['healthy', ...unhealthy].map((st) => metric(`webhook_attempts_in_flight_by_endpoint_state{state="${st}"}`)),
+      );
       const fresh = SELLERS + HANGING + 1;
       await pool.query(
         `INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) VALUES ($1, 'b' || $1::int, 'Bench new', 'CAD', 'CA')`,
@@ -294,7 +303,7 @@ try {
       const c7 = await cpu.sample();
       log(
         `new endpoint beside ${HANGING} hanging endpoints (started ${Math.round((performance.now() - waitStart) / 1000)} s after phase 3 ended, ` +
-          `${untriedLeft} hanging endpoints still untried): ${newUrl.total} events of a seller whose URL is new at ${RATE}/s: ${newUrl.line}`,
+          `${untriedLeft} hanging endpoints still untried; in flight then by state healthy/untried/degraded/breaker_open ${inFlightAtStart.join('/')}): ${newUrl.total} events of a seller whose URL is new at ${RATE}/s: ${newUrl.line}`,
       );
       log(`  ${cpuLine(c6, c7, 'dispatcher')}`);
     }
