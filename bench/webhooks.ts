@@ -4,7 +4,8 @@
 // A fresh `bench_webhooks_<hex>` database (migrated, no sample) on the server DATABASE_URL names,
 // `sellers` sellers whose webhooks point at one local receiver (127.0.0.1, answers 204 at once),
 // and the real dispatcher (`dispatcher/main.ts`, a child process, default settings,
-// LOG_LEVEL=error: no per-attempt lines; `--root DIR` runs it from another
+// LOG_LEVEL=error: no per-attempt lines, or BENCH_DISPATCHER_LOG_LEVEL, e.g. info for one line per
+// attempt; `--root DIR` runs it from another
 // checkout of this repository, to compare two versions side by side).
 //  1. throughput: `events` outbox rows (round-robin over the sellers) committed in one
 //     transaction while the dispatcher idles; timed from COMMIT to the last event recorded
