@@ -108,7 +108,9 @@ const envSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
     WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
-    /** Of WEBHOOK_CONCURRENCY, the most that endpoints not known healthy (untried, degraded, breaker open) hold in all; unset: a quarter. */
+    /** Of WEBHOOK_CONCURRENCY, the most that untried endpoints hold in all (one attempt each); unset: an eighth. */
+    WEBHOOK_CONCURRENCY_UNTRIED: z.coerce.number().int().positive().optional(),
+    /** Of WEBHOOK_CONCURRENCY, the most that degraded and breaker-open endpoints (and untried ones beyond their share) hold in all; unset: a quarter. */
     WEBHOOK_CONCURRENCY_UNHEALTHY: z.coerce.number().int().positive().optional(),
     /** Attempts in a row without an answer that open an endpoint's breaker. */
     WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().positive().default(5),
