@@ -39,13 +39,19 @@ const envSchema = z
     RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
     /** Seller routes, per client address, before authentication. */
     RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
-    /** Failed authentications per client address; once spent the address is refused before any key lookup. */
+    /** Failed authentications per client address; beyond it a bad key is 429 (a valid key still authenticates). */
     RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
+    /** Longest wait for the shared limiter's PostgreSQL store; then this process's own budget answers. */
+    RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+    /** Rows the sweep keeps `rate_limits` under (failed-authentication rows of the fewest points go first). */
+    RATE_LIMIT_STORE_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
     /** In-flight listing writes (single, bulk, purge) per seller; more get 429 RATE_LIMITED. */
     SELLER_MAX_CONCURRENT_WRITES: z.coerce.number().int().positive().default(4),
     /** API main pool size, and the small separate pool for key lookups and /readyz. */
     PG_POOL_SIZE: z.coerce.number().int().positive().default(20),
     PG_AUTH_POOL_SIZE: z.coerce.number().int().positive().default(3),
+    /** The shared rate limiter's own pool; 16 store calls per connection may run or wait, more use the process's own budget. */
+    PG_LIMIT_POOL_SIZE: z.coerce.number().int().positive().default(2),
     /** Longest wait for a free PostgreSQL connection before a request fails with 503. */
     PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
     /** statement_timeout of the API's connections (seller routes; buyer fallbacks set their own, shorter). */
