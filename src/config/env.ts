@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { esNodeUrls } from '../es/client.js';
+import { esNodeUrls, redactUrl } from '../es/client.js';
 
 /** Public, in the repository: fine for development and tests, refused in production. */
 export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
@@ -17,7 +17,8 @@ const envSchema = z
         const nodes = esNodeUrls(value);
         if (nodes.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one node URL (http://host:port), comma-separated for a cluster' });
         for (const node of nodes) {
-          if (!isNodeUrl(node)) ctx.addIssue({ code: 'custom', message: `'${node}' is not a node URL (http://host:port or https://host:port)` });
+          if (!isNodeUrl(node))
+            ctx.addIssue({ code: 'custom', message: `'${redactUrl(node)}' is not a node URL (http://host:port or https://host:port)` });
         }
       }),
     /** Primary shards of a new index (a rebuild applies it; the live index keeps what it was built with). */
@@ -62,6 +63,26 @@ const envSchema = z
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(5000),
     /** Then requests in flight get this long to finish before their connections are cut. */
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    /**
+     * Where the storefront page may load catalog images from (its CSP img-src): space-separated
+     * `https:` (any HTTPS host) or `https://host` (a `*.` subdomain wildcard allowed). Never `*`,
+     * `http:` or `data:`: catalog data would choose which hosts a buyer's browser contacts.
+     */
+    STOREFRONT_IMAGE_SOURCES: z
+      .string()
+      .default('https:')
+      .transform((s, ctx) => {
+        const sources = s.split(/\s+/).filter((x) => x !== '');
+        const bad = sources.filter((x) => !/^(https:|https:\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?)$/i.test(x));
+        if (sources.length === 0 || bad.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `space-separated https: or https://host sources (got ${bad.map((b) => JSON.stringify(b)).join(', ') || 'none'})`,
+          });
+          return z.NEVER;
+        }
+        return sources;
+      }),
     /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
     HEALTH_DETAILS: z
       .enum(['true', 'false'])
