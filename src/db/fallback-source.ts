@@ -2,6 +2,7 @@ import type { PoolClient } from './pool.js';
 import { AVAILABLE_SQL } from './offer-source.js';
 import type { FacetName } from '../contract/buyer.js';
 import { SEALED_CONDITION } from '../contract/policy.js';
+import { displayText } from '../lib/display-text.js';
 
 // Set-based source queries of the PostgreSQL fallback (Degraded Mode, src/search/pg-reads.ts).
 // The product page and the cart lookup fetch the same facts the indexer does and build offers
@@ -149,7 +150,7 @@ export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{
     if (r.kind === 'result') {
       results.push({ productId: r.product_id, name: r.extra, fromPrice: r.n1, sellerCount: r.n2, isSealed: r.b1, hasNative: r.b2 });
     } else {
-      facets.push({ facet: r.kind, value: r.value, storeName: r.kind === 'seller' ? r.extra : null, count: r.n1 });
+      facets.push({ facet: r.kind, value: r.value, storeName: r.kind === 'seller' ? displayText(r.extra) : null, count: r.n1 });
     }
   }
   return { results, facets };
