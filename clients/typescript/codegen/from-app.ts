@@ -9,8 +9,12 @@ import { generateTypes } from './generate.js';
 
 export const CLIENT_TYPES_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src/generated/openapi.ts');
 
-export async function clientTypesSource(): Promise<string> {
-  const source = generateTypes(openApiDocument() as unknown as Parameters<typeof generateTypes>[0]);
+/** Generated source as the repository's Prettier settings lay it out. */
+export async function formatTypes(source: string): Promise<string> {
   const config = await prettier.resolveConfig(CLIENT_TYPES_FILE);
   return prettier.format(source, { ...config, filepath: CLIENT_TYPES_FILE });
+}
+
+export async function clientTypesSource(): Promise<string> {
+  return formatTypes(generateTypes(openApiDocument() as unknown as Parameters<typeof generateTypes>[0]));
 }

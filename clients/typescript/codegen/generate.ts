@@ -17,7 +17,7 @@ interface OperationObject {
   requestBody?: { required?: boolean; content?: Record<string, { schema: Schema }> };
   responses?: Record<string, { content?: Record<string, { schema: Schema }> }>;
 }
-interface Document {
+export interface Document {
   info: { version: string };
   paths: Record<string, Record<string, OperationObject>>;
   components?: { schemas?: Record<string, Schema> };
