@@ -10,7 +10,8 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 // lib, config and es are leaves anyone may use; src/services.ts wires the domain for the API
 // process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api; tools/
 // (the sample generator) is used by scripts, benches and tests, never by the service; the
-// storefront (storefront/, browser code the API bundles and serves) imports only src/contract.
+// storefront (storefront/, browser code the API bundles and serves) imports only src/contract and the
+// typed client (clients/typescript/src, a standalone package that imports nothing of the repository).
 const DOMAIN = ['./src/search', './src/listings', './src/orders'];
 const ABOVE_DB = [...DOMAIN, './src/api', './src/services.ts', './src/main.ts'];
 const PROCESSES = ['./indexer', './dispatcher'];
