@@ -2,7 +2,7 @@
 // maximum, the listing export, store status, and orders: the poll with its checkpoint, one order,
 // fulfillment and cancel.
 import { chunk } from './chunk.js';
-import { changeFingerprint, decodeCheckpoint, encodeCheckpoint, type Checkpoint } from './poll.js';
+import { changeFingerprint, decodeCheckpoint, pageCheckpoints, type Checkpoint } from './poll.js';
 import type { CallOptions, Transport } from './transport.js';
 import type { CancelBody, ExportParams, FulfillmentBody, Listing, ListingWrite, ListingWriteResult, Order, StoreStatus } from './types.js';
 
@@ -18,10 +18,10 @@ export interface PollOptions extends CallOptions {
   limit?: number;
 }
 
-/** One order change and the checkpoint to store once the caller has handled it. */
+/** One order change and the checkpoint to store once the caller has handled it (computed when read). */
 export interface OrderChange {
-  order: Order;
-  checkpoint: string;
+  readonly order: Order;
+  readonly checkpoint: string;
 }
 
 export interface SellerClient {
@@ -60,13 +60,21 @@ export function sellerClient(transport: Transport): SellerClient {
         retry: 'idempotent',
         ...opts,
       });
-      const skip = new Set(at.seen);
-      const seen = [...at.seen];
-      for (const order of page.data.items) {
-        const fingerprint = changeFingerprint(order.order_id, JSON.stringify(order));
-        if (skip.has(fingerprint)) continue;
-        seen.push(fingerprint);
-        yield { order, checkpoint: encodeCheckpoint({ ...at, seen }) };
+      const items = page.data.items;
+      const fingerprints: (string | undefined)[] = [];
+      const fingerprint = (i: number) => (fingerprints[i] ??= changeFingerprint(items[i]!.order_id, JSON.stringify(items[i])));
+      const skip = at.seen.length > 0 ? new Set(at.seen) : null;
+      const handed: number[] = [];
+      const checkpointAfter = pageCheckpoints(at, (k) => fingerprint(handed[k]!));
+      for (let i = 0; i < items.length; i++) {
+        if (skip?.has(fingerprint(i))) continue;
+        const k = handed.push(i);
+        yield {
+          order: items[i]!,
+          get checkpoint() {
+            return checkpointAfter(k);
+          },
+        };
       }
       if (page.data.nextCursor === null) return;
       at = { cursor: page.data.nextCursor, since: at.since, seen: [] };
