@@ -62,7 +62,7 @@ const zones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', 'dist/', 'bench/results/'] },
+  { ignores: ['node_modules/', '.stack/', 'dist/', 'clients/typescript/dist/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
