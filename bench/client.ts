@@ -136,9 +136,12 @@ try {
     const fixed = http.createServer((_req, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(sample));
     await new Promise<void>((r) => fixed.listen(0, '127.0.0.1', r));
     const fixedUrl = `http://127.0.0.1:${(fixed.address() as AddressInfo).port}`;
-    await compare('local server', fixedUrl, createClient({ baseUrl: fixedUrl, apiKey: key }), ROUNDS, REQUESTS * 3, key);
+    // --rounds 0 measures the walk alone.
+    if (ROUNDS > 0) {
+      await compare('local server', fixedUrl, createClient({ baseUrl: fixedUrl, apiKey: key }), ROUNDS, REQUESTS * 3, key);
+      await compare('API', baseUrl, client, ROUNDS, REQUESTS, key);
+    }
     fixed.close();
-    await compare('API', baseUrl, client, ROUNDS, REQUESTS, key);
     // -------------------------------------------------------------------------------------------
     // The poll walk: raw HTTP and orders.poll, alternating.
     const rawWalk = async () => {
@@ -167,6 +170,59 @@ try {
       bytes += last?.checkpoint.length ?? 0;
       return { items, bytes };
     };
+    // The client's own CPU per order, without the server and the network: the first 20 pages
+    // replayed from memory to both walks (raw: text and JSON.parse; poll: the transport, parse
+    // and the iterator, the last checkpoint read).
+    const pages = new Map<string, string>();
+    {
+      let cursor: string | null = null;
+      for (let i = 0; i < 20; i++) {
+        const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+        const text = await (await fetch(`${baseUrl}/orders?limit=1000${q}`, { headers })).text();
+        pages.set(cursor ?? '', text);
+        cursor = (JSON.parse(text) as { data: { nextCursor: string | null } }).data.nextCursor;
+      }
+      // The 20th page ends the replayed walk.
+      const lastKey = [...pages.keys()].at(-1)!;
+      const last = JSON.parse(pages.get(lastKey)!) as { data: { nextCursor: string | null } };
+      last.data.nextCursor = null;
+      pages.set(lastKey, JSON.stringify(last));
+    }
+    const replay = (async (input: RequestInfo | URL) => {
+      const cursor = new URL(String(input)).searchParams.get('cursor') ?? '';
+      return new Response(pages.get(cursor)!, { status: 200, headers: { 'Content-Type': 'application/json' } });
+    }) as typeof fetch;
+    const replayed = createClient({ baseUrl, apiKey: key, fetch: replay });
+    const cpu: Record<string, number[]> = { raw: [], poll: [] };
+    for (let r = 0; r < 6; r++) {
+      for (const side of r % 2 === 0 ? ['raw', 'poll'] : ['poll', 'raw']) {
+        const t = performance.now();
+        let n = 0;
+        if (side === 'raw') {
+          let cursor: string | null = null;
+          do {
+            const q: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+            const res = await replay(`${baseUrl}/orders?limit=1000${q}`, { headers });
+            const body = JSON.parse(await res.text()) as { data: { items: unknown[]; nextCursor: string | null } };
+            n += body.data.items.length;
+            cursor = body.data.nextCursor;
+          } while (cursor);
+        } else {
+          let last: { checkpoint: string } | undefined;
+          for await (const change of replayed.orders.poll({ limit: 1000 })) {
+            n++;
+            last = change;
+          }
+          if (!last?.checkpoint) throw new Error('no checkpoint');
+        }
+        cpu[side]!.push(((performance.now() - t) * 1000) / n);
+      }
+    }
+    console.log(
+      `walk CPU from memory (20 pages, 6 alternating runs): raw ${median(cpu.raw!).toFixed(1)} µs/order, poll ${median(cpu.poll!).toFixed(1)} µs/order (medians); ` +
+        `the client adds ${(median(cpu.poll!) - median(cpu.raw!)).toFixed(1)} µs/order (${load()})`,
+    );
+
     const rates: Record<string, number[]> = { raw: [], poll: [] };
     for (let p = 0; p < PASSES; p++) {
       for (const side of p % 2 === 0 ? ['raw', 'poll'] : ['poll', 'raw']) {
