@@ -75,7 +75,7 @@ const dbUrl = u.toString();
 await admin(base.DATABASE_URL, `CREATE DATABASE ${dbName}`);
 console.log(`database ${dbName} on ${u.host}`);
 await migrateUp(dbUrl);
-const env = { ...base, DATABASE_URL: dbUrl, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
+const env = { ...base, DATABASE_URL: dbUrl, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, RATE_LIMIT_SELLER_ADDRESS_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
 const pool = createPool(dbUrl, 6);
 const es = createEsClient(env.ELASTICSEARCH_URL, 1000);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
