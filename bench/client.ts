@@ -75,7 +75,13 @@ const dbUrl = u.toString();
 await admin(base.DATABASE_URL, `CREATE DATABASE ${dbName}`);
 console.log(`database ${dbName} on ${u.host}`);
 await migrateUp(dbUrl);
-const env = { ...base, DATABASE_URL: dbUrl, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, RATE_LIMIT_SELLER_ADDRESS_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
+const env = {
+  ...base,
+  DATABASE_URL: dbUrl,
+  RATE_LIMIT_SELLER_PER_MIN: 1_000_000,
+  RATE_LIMIT_SELLER_ADDRESS_PER_MIN: 1_000_000,
+  LOG_LEVEL: 'silent' as const,
+};
 const pool = createPool(dbUrl, 6);
 const es = createEsClient(env.ELASTICSEARCH_URL, 1000);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -123,6 +129,8 @@ try {
   );
   const server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
+  // Idle keep-alive sockets stay open between the phases (the raw walk has no retry of a socket the server closed).
+  server.keepAliveTimeout = 600_000;
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = createClient({ baseUrl, apiKey: key });
   const headers = { Accept: 'application/json', 'X-Service-Api-Version': '2026-07', Authorization: `Bearer ${key}` };

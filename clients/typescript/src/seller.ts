@@ -46,10 +46,23 @@ export interface SellerClient {
   };
 }
 
+class Change implements OrderChange {
+  constructor(
+    readonly order: Order,
+    private readonly after: (k: number) => string,
+    private readonly k: number,
+  ) {}
+  get checkpoint(): string {
+    return this.after(this.k);
+  }
+}
+
 const orderPath = (orderId: string, rest = '') => `/orders/${encodeURIComponent(orderId)}${rest}`;
 
 export function sellerClient(transport: Transport): SellerClient {
-  async function* poll({ since, checkpoint, limit, ...opts }: PollOptions = {}): AsyncIterableIterator<OrderChange> {
+  // One page at a time; the changes of a page are handed out of a plain array (no generator
+  // step per change: a walk of 100,000 changes is bound by the API, not by the iterator).
+  async function* pages({ since, checkpoint, limit, ...opts }: PollOptions): AsyncGenerator<Change[]> {
     let at: Checkpoint = checkpoint !== undefined ? decodeCheckpoint(checkpoint) : { cursor: null, since: since ?? null, seen: [] };
     for (;;) {
       const query = at.cursor !== null ? { cursor: at.cursor, limit } : { since: at.since ?? undefined, limit };
@@ -66,19 +79,38 @@ export function sellerClient(transport: Transport): SellerClient {
       const skip = at.seen.length > 0 ? new Set(at.seen) : null;
       const handed: number[] = [];
       const checkpointAfter = pageCheckpoints(at, (k) => fingerprint(handed[k]!));
+      const changes: Change[] = [];
       for (let i = 0; i < items.length; i++) {
         if (skip?.has(fingerprint(i))) continue;
-        const k = handed.push(i);
-        yield {
-          order: items[i]!,
-          get checkpoint() {
-            return checkpointAfter(k);
-          },
-        };
+        changes.push(new Change(items[i]!, checkpointAfter, handed.push(i)));
       }
+      yield changes;
       if (page.data.nextCursor === null) return;
       at = { cursor: page.data.nextCursor, since: at.since, seen: [] };
     }
+  }
+
+  function poll(opts: PollOptions = {}): AsyncIterableIterator<OrderChange> {
+    const source = pages(opts);
+    let buffer: Change[] = [];
+    let pos = 0;
+    const iterator: AsyncIterableIterator<OrderChange> = {
+      async next() {
+        while (pos === buffer.length) {
+          const page = await source.next();
+          if (page.done) return { done: true, value: undefined };
+          buffer = page.value;
+          pos = 0;
+        }
+        return { done: false, value: buffer[pos++]! };
+      },
+      async return() {
+        await source.return(undefined);
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
   }
 
   return {
