@@ -193,13 +193,14 @@ describe('Degraded Mode', () => {
   it('with Elasticsearch unreachable it answers from PostgreSQL what the index answers, flagged degraded', async () => {
     const cut = createApp(deps, routeModules);
     await proxy.cut();
-    for (const params of [
+    const cases: Record<string, string>[] = [
       { q: 'charz' },
       { q: 'charzard' },
       { q: 'charizard', sellerCode: 'birch' },
       { q: 'li', category: MAGIC },
       { q: 'pik', limit: '1' },
-    ]) {
+    ];
+    for (const params of cases) {
       const healthy = await suggest(params);
       expect(healthy.degraded, JSON.stringify(params)).toBeUndefined();
       const res = await request(cut).get(`/search/suggest${qs(params)}`);
