@@ -1,6 +1,6 @@
 // The buyer API as the page calls it: same origin, the contract's envelope, and the answer's
 // `degraded` flag and response time handed back with the data.
-import type { CartLine, Facets, Offer, Product, SearchItem } from '../src/contract/buyer.js';
+import type { CartLine, Facets, Offer, Product, SearchItem, Suggestions } from '../src/contract/buyer.js';
 
 export interface SearchData {
   items: SearchItem[];
@@ -14,6 +14,7 @@ export interface ProductData {
 export interface LookupData {
   lines: CartLine[];
 }
+export type SuggestData = Suggestions;
 
 export interface Answer<T> {
   data: T;
@@ -62,6 +63,8 @@ async function call<T>(path: string, init: RequestInit): Promise<Answer<T>> {
 }
 
 export const getSearch = (query: string, signal?: AbortSignal) => call<SearchData>(`/search${query}`, { signal });
+
+export const getSuggest = (query: string, signal?: AbortSignal) => call<SuggestData>(`/search/suggest${query}`, { signal });
 
 export const getProduct = (productId: string, query: string, signal?: AbortSignal) =>
   call<ProductData>(`/products/${encodeURIComponent(productId)}${query}`, { signal });
