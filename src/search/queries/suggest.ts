@@ -1,6 +1,6 @@
 import type { SearchQuery, SuggestQuery, Suggestions } from '../../contract/buyer.js';
 import { rankNames, correctionOf, compareCandidates, type Candidate } from '../suggest/match.js';
-import { typoBudget } from '../suggest/typos.js';
+import { queryFuzziness } from '../suggest/typos.js';
 import { MIN_GRAM } from '../documents/name-grams.js';
 import { terms } from '../text.js';
 import { bool, facetClausesExcept, searchClauses, type Clause } from './filters.js';
@@ -38,17 +38,17 @@ const fuzzy = (field: string, value: string, fuzziness: number): Clause => ({
   fuzzy: { [field]: { value, fuzziness, transpositions: true, prefix_length: 0, max_expansions: 50 } },
 });
 
-/** A query term but the last: a whole name term within its budget. */
+/** A query term but the last: a whole name term within budget (the exact budgets apply in code: matchName). */
 export function wordClause(t: string): Clause {
-  const budget = typoBudget(Array.from(t).length);
-  return budget === 0 ? { term: { nameTerms: t } } : fuzzy('nameTerms', t, budget);
+  const fuzziness = queryFuzziness(Array.from(t).length);
+  return fuzziness === 0 ? { term: { nameTerms: t } } : fuzzy('nameTerms', t, fuzziness);
 }
 
-/** The last query term: within its budget of a prefix of a name term. */
+/** The last query term: within budget of a prefix of a name term (`nameGrams` holds the prefixes from MIN_GRAM on). */
 export function prefixClause(t: string): Clause {
   const length = Array.from(t).length;
-  if (length <= MIN_GRAM) return { prefix: { nameTerms: t } };
-  return fuzzy('nameGrams', t, typoBudget(length));
+  const fuzziness = queryFuzziness(length);
+  return fuzziness === 0 || length < MIN_GRAM ? { prefix: { nameTerms: t } } : fuzzy('nameGrams', t, fuzziness);
 }
 
 /** The candidate request (size 0): null when the query has no term (letters or digits). */

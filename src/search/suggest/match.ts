@@ -1,5 +1,5 @@
 import { compareCodePoints, fold, terms } from '../text.js';
-import { termDistance, typoBudget } from './typos.js';
+import { termMatch } from './typos.js';
 
 // Which product names a suggestion query matches, how closely, and in what order (pure; the
 // index path and the PostgreSQL path share it, so both answer alike). docs/search-design.md,
@@ -19,40 +19,43 @@ export interface NameMatch {
   asWords: { termIndexes: number[]; typos: number } | null;
 }
 
-/** The closest name term to `query` as a whole word within `budget`: [index, typos], or null. */
-function closestWord(query: string, nameTerms: readonly string[], budget: number): [number, number] | null {
+/**
+ * The closest name term to `typed` as a whole word within budget: [index, typos], or null. Of
+ * equally close terms, one no earlier query term took (`used`), then the first.
+ */
+function closestWord(typed: string, nameTerms: readonly string[], used: readonly number[]): [number, number] | null {
   let best: [number, number] | null = null;
   for (const [i, t] of nameTerms.entries()) {
-    const d = query === t ? 0 : termDistance(query, t).whole;
-    if (d <= budget && (best === null || d < best[1])) best = [i, d];
+    const d = typed === t ? 0 : termMatch(typed, t).whole;
+    if (d === null) continue;
+    if (best === null || d < best[1] || (d === best[1] && used.includes(best[0]) && !used.includes(i))) best = [i, d];
   }
   return best;
 }
 
 /**
- * Every query term but the last must be, within its budget, a whole term of the name; the last
- * must be within its budget of a prefix of a name term (a whole term is one of its prefixes).
- * null when the name does not match.
+ * Every query term but the last must be, within budget, a whole term of the name; the last must
+ * be within budget of a prefix of a name term (a whole term is one of its prefixes). null when
+ * the name does not match.
  */
 export function matchName(queryTerms: readonly string[], nameTerms: readonly string[]): NameMatch | null {
   if (queryTerms.length === 0) return null;
   const indexes: number[] = [];
   let typos = 0;
   for (const q of queryTerms.slice(0, -1)) {
-    const w = closestWord(q, nameTerms, typoBudget(Array.from(q).length));
+    const w = closestWord(q, nameTerms, indexes);
     if (w === null) return null;
     indexes.push(w[0]);
     typos += w[1];
   }
   const last = queryTerms[queryTerms.length - 1]!;
-  const budget = typoBudget(Array.from(last).length);
   let prefix = Infinity;
   for (const t of nameTerms) {
-    const d = t.startsWith(last) ? 0 : termDistance(last, t).prefix;
-    if (d < prefix) prefix = d;
+    const d = t.startsWith(last) ? 0 : termMatch(last, t).prefix;
+    if (d !== null && d < prefix) prefix = d;
   }
-  if (prefix > budget) return null;
-  const word = closestWord(last, nameTerms, budget);
+  if (prefix === Infinity) return null;
+  const word = closestWord(last, nameTerms, indexes);
   const whole = word !== null && word[1] <= prefix;
   return {
     typos: typos + prefix,

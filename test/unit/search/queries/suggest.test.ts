@@ -15,8 +15,8 @@ describe('the candidate request', () => {
             { term: { docType: 'card' } },
             { term: { category: 'Magic' } },
             { term: { sellerCode: 'maple' } },
-            { fuzzy: { nameTerms: { value: 'lightnig', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
-            { prefix: { nameTerms: 'bolt' } },
+            { fuzzy: { nameTerms: { value: 'lightnig', fuzziness: 2, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+            { fuzzy: { nameGrams: { value: 'bolt', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
           ],
         },
       },
@@ -27,10 +27,14 @@ describe('the candidate request', () => {
     });
   });
 
-  it('budgets by length: exact under 5, one typo to 8, two from 9; short last terms are plain prefixes', () => {
+  it('fuzziness by length: none to 3 characters, one from 4, two from 7; short last terms are plain prefixes', () => {
     const clauses = (text: string) =>
       ((suggestCandidatesBody(q({ q: text }))!.query as { bool: { filter: unknown[] } }).bool.filter as unknown[]).slice(1);
-    expect(clauses('ab char')).toEqual([{ term: { nameTerms: 'ab' } }, { prefix: { nameTerms: 'char' } }]);
+    expect(clauses('abc cha')).toEqual([{ term: { nameTerms: 'abc' } }, { prefix: { nameTerms: 'cha' } }]);
+    expect(clauses('glem char')).toEqual([
+      { fuzzy: { nameTerms: { value: 'glem', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+      { fuzzy: { nameGrams: { value: 'char', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+    ]);
     expect(clauses('charz')).toEqual([
       { fuzzy: { nameGrams: { value: 'charz', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
     ]);

@@ -15,7 +15,8 @@ describe('matching a name', () => {
     expect(match('lightnig bolt', 'Lightning Bolt')).toMatchObject({ typos: 1, whole: true });
     expect(match('light bolt', 'Lightning Bolt')).toBeNull(); // "light" is no whole term, even though a prefix
     expect(match('bolt lightning', 'Lightning Bolt')).toMatchObject({ typos: 0, whole: true }); // any order
-    expect(match('blot x', 'Lightning Bolt')).toBeNull(); // 4 letters: no typo allowed
+    expect(match('blot x', 'Lightning Bolt')).toBeNull(); // 4 letters against 4: no typo allowed
+    expect(match('kashtira glem', 'Kashtira Golem')).toMatchObject({ typos: 1, whole: true }); // against 5: one
   });
 
   it('the last term is a prefix, or within its budget of one', () => {
@@ -53,6 +54,10 @@ describe('ranking', () => {
 });
 
 describe('correction', () => {
+  it('a term the name has twice is spelled from each place', () => {
+    expect(correctionOf(rankNames(terms('the lord of the rigns'), [['The Lord of the Rings', 1]]))).toBe('The Lord of the Rings');
+  });
+
   it('each term replaced by its closest name term, as the name writes it', () => {
     const ranked = rankNames(terms('lightnig bolt'), [
       ['Lightning Bolt', 3],
