@@ -211,6 +211,17 @@ describe('Degraded Mode', () => {
   });
 });
 
+describe('per-address limit', () => {
+  it("shares the buyer endpoints' per-address budget", async () => {
+    const limited = testApp(ctx, { RATE_LIMIT_PUBLIC_PER_MIN: 2 });
+    expect((await request(limited).get('/search?keyword=charizard')).status).toBe(200);
+    expect((await request(limited).get('/search/suggest?q=char')).status).toBe(200);
+    const refused = await request(limited).get('/search/suggest?q=char');
+    expect(refused.status).toBe(429);
+    expect(refused.body.success).toBe(false);
+  });
+});
+
 describe('input validation', () => {
   it.each([
     ['no q', ''],
