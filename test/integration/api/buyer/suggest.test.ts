@@ -147,7 +147,7 @@ describe('correction', () => {
 });
 
 describe('freshness through the live indexer', () => {
-  it('a new name is suggested; a seller going on vacation removes the names only it offered', async () => {
+  it('a new name is suggested, a renamed one by its new name; a seller going on vacation removes the names only it offered', async () => {
     await ctx.pool.query(`
       INSERT INTO products (product_id, name, set_name, category) VALUES (210, 'Charcadet', 'Paldea', '${POKEMON}');
       INSERT INTO skus (sku_id, product_id, condition, language, finish) VALUES (2101, 210, 'Near Mint', 'English', 'Non-Foil');
@@ -158,6 +158,11 @@ describe('freshness through the live indexer', () => {
       { text: 'Charcadet', productCount: 1 },
       { text: 'Charmander', productCount: 2 },
     ]);
+    // A renamed product is suggested by its new name only.
+    await ctx.pool.query(`UPDATE products SET name = 'Armarouge' WHERE product_id = 210`);
+    await settle();
+    expect((await suggest({ q: 'charcad' })).data.completions).toEqual([]);
+    expect((await suggest({ q: 'armar' })).data.completions).toEqual([{ text: 'Armarouge', productCount: 1 }]);
 
     expect((await suggest({ q: 'pikachu' })).data.completions).toEqual([{ text: 'Pikachu', productCount: 1 }]);
     await ctx.pool.query(`UPDATE sellers SET vacation = true WHERE seller_id = 8`);
