@@ -1,7 +1,7 @@
 // The buyer API as the page calls it: the typed client (clients/typescript) on the page's own
 // origin, each answer handed back with its `degraded` flag and response time, and failures as
 // ApiFailure for the views' notices.
-import type { CartLine, Facets, Offer, Product, SearchItem } from '../src/contract/buyer.js';
+import type { CartLine, Facets, Offer, Product, SearchItem, Suggestions } from '../src/contract/buyer.js';
 import { createBuyerClient, type BuyerClient } from '../clients/typescript/src/buyer.js';
 import { ApiError } from '../clients/typescript/src/errors.js';
 import { createTransport } from '../clients/typescript/src/transport.js';
@@ -18,6 +18,7 @@ export interface ProductData {
 export interface LookupData {
   lines: CartLine[];
 }
+export type SuggestData = Suggestions;
 
 export interface Answer<T> {
   data: T;
@@ -77,6 +78,8 @@ function params(query: string): Record<string, string | string[]> {
   }
   return out;
 }
+
+export const getSuggest = (query: string, signal?: AbortSignal) => call<SuggestData>(`/search/suggest${query}`, { signal });
 
 const split = <T extends { degraded: boolean }>({ degraded, ...data }: T) => ({ data: data as Omit<T, 'degraded'>, degraded });
 

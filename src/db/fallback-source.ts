@@ -26,6 +26,15 @@ export async function productsNamedLike(db: Db, patterns: string[]): Promise<{ p
   return rows.map((r) => ({ productId: r.product_id, name: r.name }));
 }
 
+/**
+ * Every named catalog product: suggestions match names within typo budgets, which no pattern
+ * narrows, so the fallback matches them all in the application (Degraded Mode only).
+ */
+export async function namedProducts(db: Db): Promise<{ productId: number; name: string }[]> {
+  const { rows } = await db.query(`SELECT product_id, name FROM products WHERE name IS NOT NULL`);
+  return rows.map((r) => ({ productId: r.product_id, name: r.name }));
+}
+
 /** Search filters in SQL terms; null = not filtered. Keyword is resolved to product ids first. */
 export interface SearchFilterParams {
   productIds: number[] | null;

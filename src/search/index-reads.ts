@@ -16,6 +16,7 @@ import {
   type LookupDocs,
   type OfferLineSource,
 } from './queries/lookup.js';
+import { candidatesOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from './queries/suggest.js';
 import type { BuyerReads } from './reads.js';
 import { readRetryingLeavingNode } from '../es/node-leaving.js';
 
@@ -128,6 +129,25 @@ function indexReadsOnce(es: Client, alias: string): BuyerReads {
       }
       const res = await es.search({ index: alias, allow_partial_search_results: false, ...offerSearchBody(q, after) });
       return offerSearchPage(res, q);
+    },
+
+    async suggest(q) {
+      const body = suggestCandidatesBody(q);
+      if (body === null) return { completions: [], correction: null };
+      const found = await es.search({ index: alias, allow_partial_search_results: false, ...body });
+      const { ranked, toCount, listed } = candidatesOf(q, found as Parameters<typeof candidatesOf>[1]);
+      const counts =
+        toCount.length === 0
+          ? null
+          : await es.search({
+              index: alias,
+              allow_partial_search_results: false,
+              ...suggestCountsBody(
+                q,
+                toCount.map((c) => c.name),
+              ),
+            });
+      return suggestionsOf(q, ranked, toCount, listed, counts as Parameters<typeof suggestionsOf>[4]);
     },
 
     async lookup(body) {
