@@ -45,7 +45,10 @@ export async function* targetChunks(db: Pool | PoolClient, t: Targets): AsyncGen
       after = page[page.length - 1]!;
     }
   }
-  for (const pairs of chunks([...t.pairs.values()], CHUNK)) yield { kind: 'native', pairs };
+  // By sku: the skus of one product are neighbours, so its offers share a chunk and its card is
+  // written once per batch rather than once per chunk that has one of them.
+  const pairs = [...t.pairs.values()].sort((a, b) => a.skuId - b.skuId || a.sellerId - b.sellerId);
+  for (const chunk of chunks(pairs, CHUNK)) yield { kind: 'native', pairs: chunk };
   for (const variantIds of chunks([...t.variants], CHUNK)) yield { kind: 'handoff', variantIds };
   for (const productIds of chunks([...t.products], CHUNK)) yield { kind: 'product', productIds };
   for (const skuIds of chunks([...t.skus], CHUNK)) yield { kind: 'sku', skuIds };
