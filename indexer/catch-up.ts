@@ -23,6 +23,8 @@ export interface CatchUpOptions {
   between?: (writer: OrderedWriter) => Promise<void>;
   /** Where the batch's time goes, summed per step. */
   times?: StepTimes;
+  /** Documents per unit (build-ops.ts CHUNK by default): smaller units give `between` more turns. */
+  chunk?: () => number;
 }
 
 export interface Batch {
@@ -54,7 +56,7 @@ export async function catchUp(pool: Pool, es: Client, target: string, position: 
     // 2. Targets: every document those changes touch, each once however often it changed.
     const targets = await timed(times, 'fanOut', () => fanOut(pool, rows));
     // 3. Per chunk of targets: its facts, then its documents, one unit of bulk requests each.
-    const docs = await writeTargets(pool, es, target, targets, writer, times, opts.between);
+    const docs = await writeTargets(pool, es, target, targets, writer, times, opts.between, opts.chunk);
     await writer.flush();
     // 4. Checkpoint: past the batch, once every document is written.
     const next = lastPosition(rows, position);
@@ -75,10 +77,11 @@ export async function writeTargets(
   writer: OrderedWriter,
   times: StepTimes,
   between?: (writer: OrderedWriter) => Promise<void>,
+  chunk?: () => number,
 ): Promise<number> {
   const poBox = await timed(times, 'facts', () => poBoxSuspended(pool));
   const indexed = indexedProducts(es, target);
-  const chunks = targetChunks(pool, targets);
+  const chunks = targetChunks(pool, targets, chunk?.());
   let docs = 0;
   for (;;) {
     const next = await timed(times, 'facts', () => chunks.next());
