@@ -88,7 +88,9 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
   const subscriber = listen(opts.databaseUrl, 'change_feed', opts.logger, () => wake.wake());
   const lane = smallLane();
   metrics.smallLane = lane;
-  const backlog = watchBacklog(opts, metrics, lane, () => stopped);
+  // When the loop last found nothing left: a backlog read begun before is stale and dropped.
+  const caughtUpAt = { at: 0 };
+  const backlog = watchBacklog(opts, metrics, lane, caughtUpAt, () => stopped);
 
   async function follow(): Promise<void> {
     let backoff = 200;
@@ -121,6 +123,10 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         // Caught up: nothing committed before this batch's read is left.
         metrics.lagSeconds = 0;
         metrics.pending = 0;
+        metrics.lanes = { total: { pending: 0, lagSeconds: 0 }, bursts: [], small: { pending: 0, lagSeconds: 0 } };
+        caughtUpAt.at = performance.now();
+        lane.bursts = [];
+        lane.ahead = null;
         const answered = idleWaiters.filter((w) => w.after < seq);
         idleWaiters = idleWaiters.filter((w) => w.after >= seq);
         answered.forEach((w) => w.resolve());
@@ -178,14 +184,21 @@ function nextBatch({ pool, es, index }: LiveIndexerOptions, lane: SmallLane, lim
  * backlog metrics show a stall within a poll even while every batch fails, and the sellers behind
  * a burst get lanes of their own (the small lane skips them). Ends once `stopped()`.
  */
-async function watchBacklog(opts: LiveIndexerOptions, metrics: IndexerMetrics, lane: SmallLane, stopped: () => boolean): Promise<void> {
+async function watchBacklog(
+  opts: LiveIndexerOptions,
+  metrics: IndexerMetrics,
+  lane: SmallLane,
+  caughtUp: { at: number },
+  stopped: () => boolean,
+): Promise<void> {
   const every = opts.backlogPollMs ?? DEFAULT_BACKLOG_POLL_MS;
   let failing = false;
   while (!stopped()) {
     try {
+      const begun = performance.now();
       const checkpoint = await loadCheckpoint(opts.pool, LIVE_CONSUMER);
-      if (checkpoint) {
-        const b = await feedBacklog(opts.pool, checkpoint, later(lane.ahead, checkpoint), opts.burstMin ?? DEFAULT_BURST_MIN, MAX_BURSTS);
+      const b = checkpoint && (await feedBacklog(opts.pool, checkpoint, later(lane.ahead, checkpoint), opts.burstMin ?? DEFAULT_BURST_MIN, MAX_BURSTS));
+      if (b && caughtUp.at < begun) {
         metrics.lagSeconds = b.total.lagSeconds;
         metrics.pending = b.total.pending;
         metrics.lanes = b;
