@@ -8,7 +8,6 @@ import { loadCheckpoint, START } from '../src/db/feed-guard.js';
 import { catchUp, FEED_BATCH, MAX_FEED_BATCH, type Batch } from './catch-up.js';
 import type { OrderedWriter } from './ordered-writer.js';
 import { stepTimes } from './step-times.js';
-import { CHUNK } from './build-ops.js';
 import { later, smallLane, smallLanePass, type SmallLane } from './small-lane.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
@@ -47,8 +46,8 @@ export interface LiveIndexerOptions {
 /** Defaults of the options above. */
 export const DEFAULT_BACKLOG_POLL_MS = 1000;
 export const DEFAULT_BURST_MIN = 1000;
-/** Documents per unit while a burst drains (CHUNK otherwise). */
-const BURST_CHUNK = 500;
+/** Documents per unit of a live batch (and the cards of their products). */
+const LIVE_CHUNK = 500;
 /** Burst lanes at most (the sellers with the largest backlogs); the metrics' label values stay few. */
 const MAX_BURSTS = 5;
 
@@ -173,8 +172,9 @@ function nextBatch({ pool, es, index }: LiveIndexerOptions, lane: SmallLane, lim
     const times = stepTimes();
     // Between the batch's units, the small lane's turn (small-lane.ts).
     const between = (writer: OrderedWriter) => smallLanePass(pool, es, index.alias, lane, from, writer, times);
-    // While a burst drains, smaller units: the small lane's turns come between them.
-    const chunk = () => (lane.bursts.length > 0 ? BURST_CHUNK : CHUNK);
+    // Units smaller than a rebuild's: the small lane's turns come between them, also in the
+    // first batch of a burst, before the backlog read has seen it.
+    const chunk = () => LIVE_CHUNK;
     return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk });
   });
 }
