@@ -92,7 +92,8 @@ export async function writeTargets(
     const bodies = timedSync(times, 'serialise', () => ops.map((o) => serializeOps(target, o)));
     const ids = ops.flatMap((o) => o.map((op) => op.id));
     docs += ids.length;
-    await writer.write(bodies, ids);
+    // chunkOps: the cards' requests first, the chunk's own documents last.
+    await writer.write(bodies, ids, bodies.length - 1);
     if (between) await between(writer);
   }
   return docs;

@@ -11,8 +11,8 @@ import { timed, type StepTimes } from './step-times.js';
  * requests at once about as fast as one; a small change need not wait for a burst's request).
  */
 export interface OrderedWriter {
-  /** `ids`: every document the unit writes or deletes. */
-  write(bodies: readonly BulkBody[], ids: readonly string[]): Promise<void>;
+  /** `ids`: every document the unit writes or deletes; `cards`: how many of the first bodies are cards (timed apart). */
+  write(bodies: readonly BulkBody[], ids: readonly string[], cards?: number): Promise<void>;
   /** Resolves (or throws the first failure) once every unit handed over is written. */
   flush(): Promise<void>;
   /** Resolves once nothing is in flight, whatever the outcome (before a failed batch is retried). */
@@ -36,7 +36,7 @@ export function orderedWriter(es: Client, index: string, times: StepTimes, maxIn
   };
   const settled = () => Promise.all([...inFlight].map((u) => u.done)).then(() => undefined);
   return {
-    async write(bodies, ids) {
+    async write(bodies, ids, cards = 0) {
       const mine = new Set(ids);
       for (;;) {
         if (failure) throw failure.err;
@@ -48,7 +48,7 @@ export function orderedWriter(es: Client, index: string, times: StepTimes, maxIn
       inFlight.add(unit);
       unit.done = (async () => {
         try {
-          for (const body of bodies) await timed(times, 'bulk', () => writeSerialized(es, body));
+          for (const [i, body] of bodies.entries()) await timed(times, i < cards ? 'bulkCards' : 'bulk', () => writeSerialized(es, body));
         } catch (err) {
           failure ??= { err };
         } finally {
