@@ -11,8 +11,12 @@ import { timed, type StepTimes } from './step-times.js';
  * requests at once about as fast as one; a small change need not wait for a burst's request).
  */
 export interface OrderedWriter {
-  /** `ids`: every document the unit writes or deletes; `cards`: how many of the first bodies are cards (timed apart). */
-  write(bodies: readonly BulkBody[], ids: readonly string[], cards?: number): Promise<void>;
+  /**
+   * `ids`: every document the unit writes or deletes; `cards`: how many of the first bodies are
+   * cards (timed apart); `ahead`: a small lane's unit, which may take one request beyond
+   * `maxInFlight` (it still waits for any unit naming one of its documents).
+   */
+  write(bodies: readonly BulkBody[], ids: readonly string[], cards?: number, ahead?: boolean): Promise<void>;
   /** Resolves (or throws the first failure) once every unit handed over is written. */
   flush(): Promise<void>;
   /** Resolves once nothing is in flight, whatever the outcome (before a failed batch is retried). */
@@ -36,12 +40,12 @@ export function orderedWriter(es: Client, index: string, times: StepTimes, maxIn
   };
   const settled = () => Promise.all([...inFlight].map((u) => u.done)).then(() => undefined);
   return {
-    async write(bodies, ids, cards = 0) {
+    async write(bodies, ids, cards = 0, ahead = false) {
       const mine = new Set(ids);
       for (;;) {
         if (failure) throw failure.err;
         const blocking = [...inFlight].filter((u) => shares(u.ids, mine));
-        if (blocking.length === 0 && inFlight.size < maxInFlight) break;
+        if (blocking.length === 0 && inFlight.size < maxInFlight + (ahead ? 1 : 0)) break;
         await Promise.race((blocking.length > 0 ? blocking : [...inFlight]).map((u) => u.done));
       }
       const unit: Unit = { ids: mine, done: Promise.resolve() };

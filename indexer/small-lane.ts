@@ -61,7 +61,9 @@ export async function smallLanePass(
     lane.ahead = scanned;
     if (rows.length === 0) return;
     const own = stepTimes();
-    await writeTargets(pool, es, target, await fanOut(pool, rows), writer, own);
+    // Its units need not wait for a free slot behind the burst's requests (only for a shared document).
+    const ahead: OrderedWriter = { ...writer, write: (bodies, ids, cards) => writer.write(bodies, ids, cards, true) };
+    await writeTargets(pool, es, target, await fanOut(pool, rows), ahead, own);
     lane.changes += rows.length;
   });
 }
