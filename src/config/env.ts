@@ -27,6 +27,10 @@ const envSchema = z
     INDEX_REPLICAS: z.coerce.number().int().min(0, 'at least 0').default(0),
     /** While changes keep coming, the live indexer starts a batch at most this often (ms), so each takes many. */
     INDEXER_GATHER_MS: z.coerce.number().int().min(0).max(5000).default(250),
+    /** Change feed rows per live batch at most (batches grow to it while a backlog waits). */
+    INDEXER_MAX_BATCH: z.coerce.number().int().min(1).max(100_000).default(20_000),
+    /** Changes of one seller behind the checkpoint that give it a lane of its own (a burst): the small lane skips them. */
+    INDEXER_BURST_MIN: z.coerce.number().int().min(1).default(1000),
     INDEX_PREFIX: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
