@@ -190,6 +190,36 @@ export interface Operations {
       };
     };
   };
+  /** Product names completing what a buyer types, typo-tolerant, with their /search totals, and a correction when the text lists nothing */
+  'GET /search/suggest': {
+    path: never;
+    query: {
+      /** What the buyer has typed so far: 1 to 100 characters after trimming */
+      q: string;
+      /** Completions, 1 to 10; default 8 */
+      limit?: number;
+      category?: string;
+      sellerCode?: string;
+    };
+    body: never;
+    bodyRequired: false;
+    response: {
+      success: true;
+      /** Present only in Degraded Mode */
+      degraded?: true;
+      data: {
+        /** Fewer typos first, then whole words before prefixes, then more products, then name */
+        completions: {
+          /** A product name, as it is written */
+          text: string;
+          /** Products GET /search?keyword=<text> lists in the same scope */
+          productCount: number;
+        }[];
+        /** When GET /search?keyword=<q> lists nothing: the closest spelling that lists products, else null */
+        correction: string | null;
+      };
+    };
+  };
   /** Cart line lookup: one result per (sellerId, skuId) pair, in request order */
   'POST /lines/lookup': {
     path: never;
