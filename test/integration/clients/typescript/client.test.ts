@@ -158,6 +158,16 @@ describe('buyer reads', () => {
     expect((await buyer.product('101', { limit: 1 })).offers.map((o) => o.skuId)).toEqual([1002]);
   });
 
+  it('suggests names as typed, each counted as /search lists it, and a correction for a misspelt keyword', async () => {
+    const r = await buyer.suggest('lightn', { limit: 5 });
+    expect(r.degraded).toBe(false);
+    const bolt = r.completions.find((c) => c.text === 'Lightning Bolt');
+    expect(bolt?.productCount).toBe((await buyer.search({ keyword: 'Lightning Bolt' })).items.length);
+    expect(bolt?.productCount).toBeGreaterThan(0);
+    expect(r.correction).toBeNull();
+    expect((await buyer.suggest('lihgtning bolt')).correction).toBe('Lightning Bolt');
+  });
+
   it('looks up more lines than one call takes, one line per pair in request order', async () => {
     const known = [
       { sellerId: MAPLE, skuId: 1001 },
