@@ -1,4 +1,5 @@
-# One image for the API, the indexer and the migrate step (docker-compose.yml picks the command).
+# One image for the API, the indexer, the webhook dispatcher and the migrate step (docker-compose.yml
+# picks the command).
 # tsx runs the TypeScript sources directly, as `npm run api` / `npm run indexer` do locally.
 FROM node:20-bookworm-slim
 WORKDIR /app
@@ -8,6 +9,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY tsconfig.json ./
 COPY src ./src
 COPY indexer ./indexer
+COPY dispatcher ./dispatcher
 COPY storefront ./storefront
 COPY scripts ./scripts
 # The sample generator, for `npm run sample` in the container.

@@ -10,7 +10,8 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 // lib, config and es are leaves anyone may use; src/services.ts wires the domain for the API
 // process; processes (indexer/, dispatcher/) sit beside src/ and never import src/api; tools/
 // (the sample generator) is used by scripts, benches and tests, never by the service; the
-// storefront (storefront/, browser code the API bundles and serves) imports only src/contract.
+// storefront (storefront/, browser code the API bundles and serves) imports only src/contract and the
+// typed client (clients/typescript/src, a standalone package that imports nothing of the repository).
 const DOMAIN = ['./src/search', './src/listings', './src/orders'];
 const ABOVE_DB = [...DOMAIN, './src/api', './src/services.ts', './src/main.ts'];
 const PROCESSES = ['./indexer', './dispatcher'];
@@ -41,14 +42,27 @@ const zones = [
   },
   { target: PROCESSES, from: ['./src/api', './src/services.ts', './src/main.ts'], message: 'Processes never import src/api.' },
   { target: './src/api', from: PROCESSES, message: 'src/api must not import a process.' },
-  // The storefront is a browser client of the buyer API: it shares the wire types, nothing else.
-  { target: './storefront', from: './src', except: ['./contract'], message: 'storefront/ may import only src/contract (wire types).' },
+  // The storefront is a browser client of the buyer API: it shares the wire types and the typed client, nothing else.
+  { target: './storefront', from: './src', except: ['./contract'], message: 'storefront/ may import only src/contract (wire types) and the client.' },
+  {
+    target: './storefront',
+    from: './clients/typescript',
+    except: ['./src'],
+    message: "storefront/ uses the client's package source (clients/typescript/src), not its tooling.",
+  },
+  // The client is a package of its own (published apart): its source imports nothing of the repository.
+  {
+    target: './clients/typescript/src',
+    from: ['./src', './storefront', './scripts', './tools', './test', './bench', './examples', ...PROCESSES],
+    message: 'clients/typescript/src is a standalone package: it imports only itself and its dependencies.',
+  },
+  { target: ['./src', ...PROCESSES], from: './clients', message: 'The service does not depend on its client.' },
   { target: './storefront', from: PROCESSES, message: 'storefront/ is a browser client, not a process.' },
   { target: ['./src', ...PROCESSES], from: './storefront', message: 'The service never imports the storefront (src/api serves its files).' },
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.stack/', 'dist/', 'bench/results/'] },
+  { ignores: ['node_modules/', '.stack/', 'dist/', 'clients/typescript/dist/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

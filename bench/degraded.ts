@@ -117,7 +117,7 @@ const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 const mix: BenchReq[] = [];
 const words = new Set<string>();
 for (let i = 1; i <= Math.min(sample.sizes.products, 400); i++)
-  for (const w of (sampleProduct(SEED, i).name ?? '').split(/\s+/)) if (w.length > 3) words.add(w);
+  for (const w of (sampleProduct(SEED, sample.sizes, i).name ?? '').split(/\s+/)) if (w.length > 3) words.add(w);
 const wordList = [...words];
 const conditions = ['Near Mint', 'Lightly Played', 'Moderately Played', 'Damaged'];
 while (mix.length < REQUESTS) {

@@ -22,6 +22,8 @@ export interface LiveWritesOptions {
   /** Follow one write in this many to visibility (1: every write). */
   sampleEvery?: number;
   pollMs?: number;
+  /** Leave this seller's listings alone (the one a burst is from). */
+  excludeSeller?: number;
   log: (m: string) => void;
 }
 
@@ -59,7 +61,9 @@ export async function startLiveWrites(o: LiveWritesOptions): Promise<LiveWrites>
   const sampleEvery = o.sampleEvery ?? 5;
   const pollMs = o.pollMs ?? 100;
   const { rows: picks } = await o.pool.query<{ seller_id: number; sku_id: number }>(
-    `SELECT seller_id, sku_id FROM listings WHERE deleted_at IS NULL AND match_status = 'matched' ORDER BY random() LIMIT 200000`,
+    `SELECT seller_id, sku_id FROM listings WHERE deleted_at IS NULL AND match_status = 'matched' AND seller_id IS DISTINCT FROM $1
+      ORDER BY random() LIMIT 200000`,
+    [o.excludeSeller ?? null],
   );
   if (picks.length === 0) throw new Error('no live listings to change');
   const writer = createPool(o.databaseUrl, 8);

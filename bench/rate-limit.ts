@@ -104,7 +104,11 @@ for (let round = 0; round < ROUNDS; round++) {
 
 // The limiter alone, one take after the other: its own round trip, without HTTP, auth or the route.
 for (const store of ['memory', 'postgres'] as const) {
-  const limiter = sharedLimiter(store === 'memory' ? null : authPool, `bench-${store}`, 1_000_000_000);
+  const limiter = sharedLimiter(
+    store === 'memory' ? null : { pool: authPool, timeoutMs: 10_000, maxInFlight: env.PG_AUTH_POOL_SIZE },
+    `bench-${store}`,
+    1_000_000_000,
+  );
   for (let i = 0; i < 500; i++) await limiter.take('warm');
   const t0 = performance.now();
   for (let i = 0; i < CALLS; i++) await limiter.take(`key:${i % 50}`);

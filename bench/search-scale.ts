@@ -1,7 +1,9 @@
 // Search at marketplace scale: a fixed mix of distinct searches (the landing
 // grid; every value of condition, language and checkoutMode; the five largest stores; two- and
 // three-filter combinations; keywords with and without filters; both sorts; first pages and
-// pages 21 deep), plus the product page of the busiest product and a 500-pair cart lookup.
+// pages 21 deep), plus the product page of the busiest product, a 500-pair cart lookup and
+// suggestions (GET /search/suggest: prefixes, typos and whole names of the most common names,
+// scoped and not; their figures apart from the searches').
 //
 //   . .stack/env && npm run bench:search-scale -- [--prefix mp] [--api http://127.0.0.1:3000]
 //       [--reps 2] [--reps8 1] [--warm 3] [--connections 1,8] [--only landing,condition] [--pg 1]
@@ -37,7 +39,8 @@ import { indexReads } from '../src/search/index-reads.js';
 import { DEFAULT_PG_READS, pgReads } from '../src/search/pg-reads.js';
 import type { BuyerReads } from '../src/search/reads.js';
 import { encodeSearchCursor } from '../src/search/cursor.js';
-import { lookupBodySchema, productQuerySchema, searchQuerySchema } from '../src/contract/buyer.js';
+import { lookupBodySchema, productQuerySchema, searchQuerySchema, suggestQuerySchema } from '../src/contract/buyer.js';
+import { terms } from '../src/search/text.js';
 import { loadEnv } from '../src/config/env.js';
 import { load, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites, type LiveWritesResult } from './live-writes.js';
@@ -95,6 +98,22 @@ const busiest = Number(
   (await q1(`SELECT s.product_id FROM listings l JOIN skus s USING (sku_id) GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`))[0]!.product_id,
 );
 const cartPairs = await q1(`SELECT seller_id, sku_id FROM listings ORDER BY seller_id, sku_id LIMIT 500 OFFSET 1000`);
+const commonNames = (await q1(`SELECT name FROM products WHERE name IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 8`)).map((r) => String(r.name));
+
+/** What buyers type: a name's first 3 letters, the name with its last word half typed, a typo (a swap) in its longest word. */
+function suggestCases(): Raw[] {
+  const out: Raw[] = [];
+  for (const [i, name] of commonNames.entries()) {
+    const ts = terms(name);
+    const last = ts.at(-1) ?? '';
+    out.push({ q: ts[0]!.slice(0, 3) });
+    out.push({ q: [...ts.slice(0, -1), last.slice(0, Math.max(3, Math.ceil(last.length / 2)))].join(' ') });
+    const long = ts.reduce((a, b) => (b.length > a.length ? b : a), '');
+    if (long.length >= 5) out.push({ q: ts.map((t) => (t === long ? t.slice(0, 1) + t.slice(2, 3) + t.slice(1, 2) + t.slice(3) : t)).join(' ') });
+    if (i === 0) out.push({ q: name }, { q: ts[0]!.slice(0, 4), category: 'Pokémon' }, { q: ts[0]!.slice(0, 4), sellerCode: stores[0]! });
+  }
+  return out;
+}
 
 const allCases: Case[] = [
   { group: 'landing', raw: {} as Raw },
@@ -237,8 +256,22 @@ if (values.only === undefined || values.only.split(',').includes('cart 500')) {
     read: (r) => r.lookup(body),
   });
 }
+if (values.only === undefined || values.only.split(',').includes('suggest')) {
+  for (const raw of suggestCases()) {
+    const q = suggestQuerySchema.parse(raw);
+    await reads.suggest(q);
+    reqs.push({
+      group: 'suggest',
+      label: `suggest ${JSON.stringify(raw)}`,
+      apiMethod: 'GET',
+      apiPath: `/search/suggest${qsOf(raw)}`,
+      es: take(),
+      read: (r) => r.suggest(q),
+    });
+  }
+}
 await captureEs.close();
-const searches = reqs.filter((r) => r.apiPath.startsWith('/search'));
+const searches = reqs.filter((r) => r.apiPath.startsWith('/search?') || r.apiPath === '/search');
 log(
   `mix: ${searches.length} distinct searches (${new Set(searches.map((r) => r.apiPath)).size} distinct URLs) + ${reqs.length - searches.length} other reads; prepared in ${Math.round(performance.now() - t0)} ms; ${load()}`,
 );
@@ -261,7 +294,7 @@ if (values.pg !== undefined) {
       log(`pg ${r.label}: ${Math.round(ms)} ms`);
     }
   }
-  const all = [...byGroup].filter(([g]) => !['product page', 'cart 500'].includes(g)).flatMap(([, v]) => v);
+  const all = [...byGroup].filter(([g]) => !['product page', 'cart 500', 'suggest'].includes(g)).flatMap(([, v]) => v);
   console.log(`## bench:search-scale --pg ${new Date().toISOString()}: the PostgreSQL fallback, one read at a time (${loadStart} -> ${load()})`);
   console.log(`| group | reads | wall p50 / p99 ms | over the fallback's ${budget} ms statement timeout |\n|---|---|---|---|`);
   for (const [g, v] of [...byGroup, ['all searches', all] as [string, number[]]]) {
@@ -420,7 +453,8 @@ const fmt = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   return `${Math.round(pct(s, 0.5))} / ${Math.round(pct(s, 0.99))}`;
 };
-const isSearch = (s: Sample) => !['product page', 'cart 500'].includes(s.group);
+const isSearch = (s: Sample) => !['product page', 'cart 500', 'suggest'].includes(s.group);
+const isSuggest = (s: Sample) => s.group === 'suggest';
 const failed5xx = (s: Sample) => s.status >= 500 || s.status === 0;
 const fresh = (s: Sample) => s.status === 200 && !s.degraded;
 /** The rounded quantile `q` of unsorted samples; NaN for none. */
@@ -439,8 +473,27 @@ const p50 = quantile(0.5);
 /** One row of the summary table: a write rate's figures, API beside raw Elasticsearch. */
 interface RateRow {
   rate: number;
-  c1: { esSearchP99: number; apiSearchP99: number; productP99: number; cartP50: number; esProductP99: number; esCartP50: number };
-  c8: { esSearchP99: number; apiSearchP99: number; api5xx: number; apiDegraded: number; searches: number };
+  c1: {
+    esSearchP99: number;
+    apiSearchP99: number;
+    productP99: number;
+    cartP50: number;
+    esProductP99: number;
+    esCartP50: number;
+    apiSuggestP99: number;
+    esSuggestP99: number;
+  };
+  c8: {
+    esSearchP99: number;
+    apiSearchP99: number;
+    api5xx: number;
+    apiDegraded: number;
+    searches: number;
+    apiSuggestP99: number;
+    esSuggestP99: number;
+    suggest5xx: number;
+    suggests: number;
+  };
   over: {
     connections: number;
     freshPerSec: number;
@@ -471,8 +524,8 @@ let batches: IndexerBatch[] = [];
 async function measure(rate: number, first: boolean): Promise<void> {
   const row: RateRow = {
     rate,
-    c1: { esSearchP99: NaN, apiSearchP99: NaN, productP99: NaN, cartP50: NaN, esProductP99: NaN, esCartP50: NaN },
-    c8: { esSearchP99: NaN, apiSearchP99: NaN, api5xx: 0, apiDegraded: 0, searches: 0 },
+    c1: { esSearchP99: NaN, apiSearchP99: NaN, productP99: NaN, cartP50: NaN, esProductP99: NaN, esCartP50: NaN, apiSuggestP99: NaN, esSuggestP99: NaN },
+    c8: { esSearchP99: NaN, apiSearchP99: NaN, api5xx: 0, apiDegraded: 0, searches: 0, apiSuggestP99: NaN, esSuggestP99: NaN, suggest5xx: 0, suggests: 0 },
     over: null,
     lag: null,
     load: '',
@@ -506,6 +559,7 @@ async function measure(rate: number, first: boolean): Promise<void> {
       out.push('| group | searches | ES took p50 / p99 ms | API p50 / p99 ms | API 5xx | API degraded | other non-2xx |');
       out.push('|---|---|---|---|---|---|---|');
       for (const g of [...groups, 'all searches']) {
+        // 'all searches' is GET /search alone (suggest has its own row).
         const inG = (s: Sample) => (g === 'all searches' ? isSearch(s) : s.group === g);
         const es1 = e.samples.filter(inG);
         const api1 = a.samples.filter(inG);
@@ -524,6 +578,8 @@ async function measure(rate: number, first: boolean): Promise<void> {
           cartP50: p50(a.samples.filter((s) => s.group === 'cart 500').map((s) => s.ms)),
           esProductP99: p99(e.samples.filter((s) => s.group === 'product page').map((s) => s.ms)),
           esCartP50: p50(e.samples.filter((s) => s.group === 'cart 500').map((s) => s.ms)),
+          apiSuggestP99: p99(a.samples.filter(isSuggest).map((s) => s.ms)),
+          esSuggestP99: p99(e.samples.filter(isSuggest).map((s) => s.ms)),
         };
         const byLabel = new Map<string, number[]>();
         for (const s of e.samples) if (s.took !== null) byLabel.set(s.label, [...(byLabel.get(s.label) ?? []), s.took]);
@@ -536,6 +592,10 @@ async function measure(rate: number, first: boolean): Promise<void> {
           api5xx: apiSearch.filter(failed5xx).length,
           apiDegraded: apiSearch.filter((s) => s.degraded).length,
           searches: apiSearch.length,
+          apiSuggestP99: p99(a.samples.filter(isSuggest).map((s) => s.ms)),
+          esSuggestP99: p99(e.samples.filter(isSuggest).map((s) => s.ms)),
+          suggest5xx: a.samples.filter((s) => isSuggest(s) && failed5xx(s)).length,
+          suggests: a.samples.filter(isSuggest).length,
         };
         apiFresh8 = a.samples.filter(fresh).length / a.secs;
       }
@@ -607,15 +667,16 @@ console.log(`## bench:search-scale ${new Date().toISOString()} (alias ${alias} =
 const n = (x: number) => (Number.isNaN(x) ? '-' : `${x}`);
 console.log(
   '\n| changes/s | 1 conn: search p99 API (ES) | product page p99 API (ES) | 500-pair lookup p50 API (ES) | 8 conn: search p99 API (ES), 5xx, degraded | ' +
-    `${overload} conn: fresh/s (8 conn), fresh p99, degraded, 503 (their p99), other 5xx, back to ready | commit-to-visible p50 / p99 | load |`,
+    `${overload} conn: fresh/s (8 conn), fresh p99, degraded, 503 (their p99), other 5xx, back to ready | suggest p99 API (ES): 1 conn; 8 conn, 5xx | commit-to-visible p50 / p99 | load |`,
 );
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const o = r.over;
   console.log(
     `| ${r.rate} | ${n(r.c1.apiSearchP99)} (${n(r.c1.esSearchP99)}) | ${n(r.c1.productP99)} (${n(r.c1.esProductP99)}) | ${n(r.c1.cartP50)} (${n(r.c1.esCartP50)}) | ` +
       `${n(r.c8.apiSearchP99)} (${n(r.c8.esSearchP99)}), ${r.c8.api5xx} of ${r.c8.searches}, ${r.c8.apiDegraded} | ` +
       `${o ? `${o.freshPerSec.toFixed(1)} (${o.freshPerSec8.toFixed(1)}), ${n(o.freshP99)} ms, ${o.degraded}, ${o.unavailable} (${n(o.shedP99)} ms), ${o.other5xx} of ${o.total}, ${o.readyMs} ms` : '-'} | ` +
+      `${n(r.c1.apiSuggestP99)} (${n(r.c1.esSuggestP99)}); ${n(r.c8.apiSuggestP99)} (${n(r.c8.esSuggestP99)}), ${r.c8.suggest5xx} of ${r.c8.suggests} | ` +
       `${r.lag ? `${n(Math.round(pct(r.lag.lagMs, 0.5)))} / ${n(Math.round(pct(r.lag.lagMs, 0.99)))} ms (${r.lag.lagMs.length} sampled, ${r.lag.neverSeen} unseen; ${r.lag.checked - r.lag.differ} of ${r.lag.checked} changed listings equal PostgreSQL)` : '-'} | ${r.load} |`,
   );
 }

@@ -1,10 +1,11 @@
 // Webhook dispatcher benchmark (npm run bench:webhooks -- [--events 20000] [--sellers 10]
-//   [--rate 100] [--duration 30] [--hanging 40] [--backlog 50] [--root DIR] [--keep]).
+//   [--rate 100] [--duration 30] [--hanging 40] [--backlog 50] [--new-events 40] [--root DIR] [--keep]).
 //
 // A fresh `bench_webhooks_<hex>` database (migrated, no sample) on the server DATABASE_URL names,
 // `sellers` sellers whose webhooks point at one local receiver (127.0.0.1, answers 204 at once),
 // and the real dispatcher (`dispatcher/main.ts`, a child process, default settings,
-// LOG_LEVEL=error: no per-attempt lines; `--root DIR` runs it from another
+// LOG_LEVEL=error: no per-attempt lines, or BENCH_DISPATCHER_LOG_LEVEL, e.g. info for one line per
+// attempt; `--root DIR` runs it from another
 // checkout of this repository, to compare two versions side by side).
 //  1. throughput: `events` outbox rows (round-robin over the sellers) committed in one
 //     transaction while the dispatcher idles; timed from COMMIT to the last event recorded
@@ -17,6 +18,10 @@
 //     committed at once (as a redelivery would queue them); then the healthy sellers (which have
 //     answered in the phases before) commit exactly as in 2, and their commit-to-delivery latency
 //     is measured the same way: 2 and 3 side by side show what the hanging endpoints cost them.
+//  4. a new endpoint beside them (skipped with --hanging 0 or --new-events 0): once every hanging
+//     endpoint has been tried (none is untried, as after a while in production), one more seller
+//     whose webhook URL is new (nothing has answered there yet) commits `new-events` events at
+//     `rate`, and their commit-to-delivery latency is measured as in 2.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
@@ -40,6 +45,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '30' },
     hanging: { type: 'string', default: '40' },
     backlog: { type: 'string', default: '50' },
+    'new-events': { type: 'string', default: '40' },
     root: { type: 'string' },
     keep: { type: 'boolean', default: false },
   },
@@ -50,6 +56,7 @@ const RATE = Number(values.rate);
 const DURATION = Number(values.duration);
 const HANGING = Number(values.hanging);
 const BACKLOG = Number(values.backlog);
+const NEW_EVENTS = Number(values['new-events']);
 const root = path.resolve(values.root ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
 const log = (m: string) => console.log(`[bench:webhooks] ${m}`);
 
@@ -145,7 +152,13 @@ async function claimStats(): Promise<{ claims: number; claimed: number }> {
 }
 const child = spawn(process.execPath, ['--import', 'tsx', 'dispatcher/main.ts'], {
   cwd: root,
-  env: { ...process.env, DATABASE_URL: dbUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_METRICS_PORT: String(metricsPort), LOG_LEVEL: 'error' },
+  env: {
+    ...process.env,
+    DATABASE_URL: dbUrl,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_METRICS_PORT: String(metricsPort),
+    LOG_LEVEL: process.env.BENCH_DISPATCHER_LOG_LEVEL ?? 'error',
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 await sleep(2000); // started and idle
@@ -159,12 +172,12 @@ async function anyPending(): Promise<boolean> {
 }
 
 /**
- * One event per transaction at RATE per second for DURATION seconds on a fixed schedule (ids
- * `evt_<tag><i>`, seller `sellerOf(i)`); per event, COMMIT returning to the receiver reading it.
+ * One event per transaction at RATE per second (`total` of them, by default DURATION seconds' worth)
+ * on a fixed schedule (ids `evt_<tag><i>`, seller `sellerOf(i)`); per event, COMMIT returning to the
+ * receiver reading it.
  */
-async function steadyLatency(tag: string, sellerOf: (i: number) => number): Promise<{ total: number; line: string }> {
+async function steadyLatency(tag: string, sellerOf: (i: number) => number, total = RATE * DURATION): Promise<{ total: number; line: string }> {
   const committed = new Map<string, number>();
-  const total = RATE * DURATION;
   const start = performance.now();
   const loadBefore = load();
   const inserts: Promise<void>[] = [];
@@ -267,6 +280,34 @@ try {
       `  ${cpuLine(c4, c5, 'dispatcher')}; hanging endpoints: ${hangingRequests.total} requests, at most ${hangingRequests.maxOpen} open at once; ` +
         `at the end ${inFlight.map((n, i) => `${unhealthy[i]} ${n}`).join(', ')} in flight; endpoints ${endpoints.map((n, i) => `${unhealthy[i]} ${n}`).join(', ')}`,
     );
+
+    // 4. A seller whose webhook URL is new, once the hanging endpoints are known to hang.
+    if (NEW_EVENTS > 0) {
+      const waitStart = performance.now();
+      while ((await metric('webhook_endpoints{state="untried"}')) > 0 && performance.now() - waitStart < 180_000) await sleep(500);
+      const untriedLeft = await metric('webhook_endpoints{state="untried"}');
+      const inFlightAtStart = await Promise.all(
+        ['healthy', ...unhealthy].map((st) => metric(`webhook_attempts_in_flight_by_endpoint_state{state="${st}"}`)),
+      );
+      const fresh = SELLERS + HANGING + 1;
+      await pool.query(
+        `INSERT INTO sellers (seller_id, seller_code, store_name, currency, region) VALUES ($1, 'b' || $1::int, 'Bench new', 'CAD', 'CA')`,
+        [fresh],
+      );
+      await pool.query(`INSERT INTO seller_webhooks (seller_id, url, secret) VALUES ($1, $2, $3)`, [
+        fresh,
+        `${url}/new`,
+        `whsec_${randomBytes(32).toString('base64')}`,
+      ]);
+      const c6 = await cpu.sample();
+      const newUrl = await steadyLatency('n', () => fresh, NEW_EVENTS);
+      const c7 = await cpu.sample();
+      log(
+        `new endpoint beside ${HANGING} hanging endpoints (started ${Math.round((performance.now() - waitStart) / 1000)} s after phase 3 ended, ` +
+          `${untriedLeft} hanging endpoints still untried; in flight then by state healthy/untried/degraded/breaker_open ${inFlightAtStart.join('/')}): ${newUrl.total} events of a seller whose URL is new at ${RATE}/s: ${newUrl.line}`,
+      );
+      log(`  ${cpuLine(c6, c7, 'dispatcher')}`);
+    }
   }
 } finally {
   // Hanging attempts end at once instead of at their timeout, so the dispatcher stops promptly.

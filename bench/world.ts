@@ -88,6 +88,8 @@ export interface IndexerBatch {
   changes: number;
   docs: number;
   ms: number;
+  /** Milliseconds per step of the batch (indexer/step-times.ts), when the indexer logs them. */
+  steps?: Record<string, number>;
 }
 
 /**
@@ -114,8 +116,8 @@ export function spawnIndexer(
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       try {
-        const j = JSON.parse(line) as { msg?: string; changes?: number; docs?: number; ms?: number; level?: number };
-        if (j.msg === 'batch indexed') batches.push({ changes: j.changes!, docs: j.docs!, ms: j.ms! });
+        const j = JSON.parse(line) as { msg?: string; changes?: number; docs?: number; ms?: number; level?: number; steps?: Record<string, number> };
+        if (j.msg === 'batch indexed') batches.push({ changes: j.changes!, docs: j.docs!, ms: j.ms!, steps: j.steps });
         else if ((j.level ?? 0) >= 40) log(`indexer: ${line}`);
       } catch {
         /* not a log line */

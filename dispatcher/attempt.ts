@@ -1,4 +1,5 @@
-import type { AttemptOutcome, AttemptResult, ClaimedEvent } from '../src/db/webhook-deliveries.js';
+import type { ClaimedEvent } from '../src/db/webhook-claim.js';
+import type { AttemptOutcome, AttemptResult } from '../src/db/webhook-deliveries.js';
 import type { EndpointState } from '../src/db/webhook-endpoints.js';
 import type { Logger } from '../src/lib/logger.js';
 import type { DispatcherConfig } from './config.js';

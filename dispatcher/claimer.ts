@@ -1,5 +1,5 @@
 import type { Pool } from '../src/db/pool.js';
-import { claimDue, type ClaimedEvent } from '../src/db/webhook-deliveries.js';
+import { claimDue, type ClaimedEvent } from '../src/db/webhook-claim.js';
 import type { DispatcherConfig } from './config.js';
 import type { Slots } from './slots.js';
 
@@ -42,6 +42,7 @@ export function createClaimer(pool: Pool, config: DispatcherConfig): Claimer {
       }
       const claimed = await claimDue(pool, {
         limit: slots.free(),
+        untriedLimit: slots.untriedFree(),
         unhealthyLimit: slots.unhealthyFree(),
         perEndpoint: config.perEndpoint,
         busy: slots.perSeller,

@@ -7,7 +7,9 @@ export interface DispatcherConfig {
   allowPrivateNetworks: boolean;
   /** Attempts in flight in this process, in all. */
   concurrency: number;
-  /** Of those, at most this many to endpoints that are not healthy (untried, degraded, breaker open). */
+  /** Of those, at most this many to untried endpoints (one each: their first attempt, a probe). */
+  untriedConcurrency: number;
+  /** Of those, at most this many to degraded and breaker-open endpoints (and untried ones beyond their own share). */
   unhealthyConcurrency: number;
   /** Attempts in flight in this process, per endpoint (a seller has one). */
   perEndpoint: number;
@@ -25,11 +27,12 @@ export interface DispatcherConfig {
 
 /** The dispatcher's settings from the environment (README "Configuration"). */
 export function dispatcherConfig(env: Env): DispatcherConfig {
+  const untried = env.WEBHOOK_CONCURRENCY_UNTRIED ?? Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 8));
   const unhealthy = env.WEBHOOK_CONCURRENCY_UNHEALTHY ?? Math.max(1, Math.floor(env.WEBHOOK_CONCURRENCY / 4));
   // Healthy endpoints must keep some slots whatever the others do.
-  if (unhealthy >= env.WEBHOOK_CONCURRENCY) {
+  if (untried + unhealthy >= env.WEBHOOK_CONCURRENCY) {
     throw new Error(
-      `WEBHOOK_CONCURRENCY_UNHEALTHY (${unhealthy}) must be below WEBHOOK_CONCURRENCY (${env.WEBHOOK_CONCURRENCY}): healthy endpoints keep the difference`,
+      `WEBHOOK_CONCURRENCY_UNTRIED (${untried}) + WEBHOOK_CONCURRENCY_UNHEALTHY (${unhealthy}) must be below WEBHOOK_CONCURRENCY (${env.WEBHOOK_CONCURRENCY}): healthy endpoints keep the difference`,
     );
   }
   return {
@@ -37,6 +40,7 @@ export function dispatcherConfig(env: Env): DispatcherConfig {
     retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
     allowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     concurrency: env.WEBHOOK_CONCURRENCY,
+    untriedConcurrency: untried,
     unhealthyConcurrency: unhealthy,
     perEndpoint: env.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     breakerFailures: env.WEBHOOK_BREAKER_FAILURES,

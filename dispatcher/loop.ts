@@ -1,10 +1,12 @@
 import type { Pool } from '../src/db/pool.js';
 import type { Logger } from '../src/lib/logger.js';
 import { listen } from '../src/db/listen.js';
-import { nextDueAt, parkEventsWithoutEndpoint, type ClaimedEvent } from '../src/db/webhook-deliveries.js';
+import type { ClaimedEvent } from '../src/db/webhook-claim.js';
+import { nextDueAt, parkEventsWithoutEndpoint } from '../src/db/webhook-deliveries.js';
 import { createWake } from '../src/lib/wake.js';
 import { attemptDelivery } from './attempt.js';
 import { createClaimer } from './claimer.js';
+import { changesHealth } from './endpoint-health.js';
 import type { DispatcherConfig } from './config.js';
 import { emptyMetrics, observeLatency, type DispatcherMetrics } from './metrics.js';
 import { createRecorder } from './recorder.js';
@@ -67,7 +69,10 @@ export async function startDispatcher(opts: DispatcherOptions): Promise<Dispatch
       .then((done) => {
         metrics.deliveries[done.outcome] += 1;
         observeLatency(metrics, done.durationMs / 1000);
-        recorder.add(done);
+        const recorded = recorder.add(done);
+        // An attempt that changes its endpoint's standing keeps its slot until that is recorded:
+        // claimed again before, an untried endpoint that just hung would still read as untried.
+        if (changesHealth(done, config.slowMs)) return recorded;
       })
       .catch((err: Error) => logger.error({ err: err.message, eventId: e.eventId }, 'attempt crashed'))
       .finally(() => {

@@ -7,15 +7,6 @@ import type { Refusal } from '../src/db/index-quarantine.js';
 /** Items the cluster could not take now: the batch is retried. */
 export class BulkError extends Error {}
 
-/**
- * Writes one chunk with the bulk API: fails on any item the cluster could not take now (a delete
- * of a missing document is fine), so the caller retries the batch instead of advancing its
- * checkpoint, and returns the documents refused for a reason of their own (writeSerialized).
- */
-export function writeOps(es: Client, index: string, ops: DocOp[]): Promise<Refusal[]> {
-  return writeSerialized(es, serializeOps(index, ops));
-}
-
 /** One bulk request body, already serialized (NDJSON as UTF-8 bytes), and how many items it holds. */
 export interface BulkBody {
   body: Buffer;

@@ -4,52 +4,110 @@ import { readFeed } from '../src/db/change-feed.js';
 import { lastPosition, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { poBoxSuspended } from '../src/db/offer-source.js';
 import { fanOut } from './fan-out.js';
-import { targetChunks } from './targets.js';
+import { targetChunks, type Targets } from './targets.js';
 import { loadFacts, type IndexedProducts } from './facts.js';
 import { chunkOps } from './build-ops.js';
-import { writeOrQuarantine } from './quarantine.js';
+import { serializeOps } from './bulk.js';
+import { orderedWriter, type OrderedWriter } from './ordered-writer.js';
+import { stepTimes, timed, timedSync, type StepTimes } from './step-times.js';
 
+/** Feed rows per batch when little waits. */
 export const FEED_BATCH = 5000;
+/** Feed rows per batch at most, while a backlog waits (fewer per-batch round trips and checkpoints). */
+export const MAX_FEED_BATCH = 20_000;
+
+export interface CatchUpOptions {
+  /** Feed rows to take (FEED_BATCH by default). */
+  limit?: number;
+  /** Called after each unit is handed to the writer: another lane's turn, its writes in the same order. */
+  between?: (writer: OrderedWriter) => Promise<void>;
+  /** Where the batch's time goes, summed per step. */
+  times?: StepTimes;
+  /** Documents per unit (build-ops.ts CHUNK by default): smaller units give `between` more turns. */
+  chunk?: () => number;
+}
+
+export interface Batch {
+  position: Position;
+  changes: number;
+  docs: number;
+  /** When each change was committed (its transaction's time), for the commit-to-indexed histogram. */
+  committedAt: number[];
+  /** The batch took as many rows as it asked for: more are likely waiting. */
+  full: boolean;
+  times: StepTimes;
+  /** Documents refused and quarantined, and quarantined documents written again (quarantine.ts). */
+  quarantined: number;
+  released: number;
+}
 
 /**
  * One batch: read committed changes after `position`, recompute every document they touch from
  * PostgreSQL's current state, write them, then (and only then) advance the checkpoint. A crash
  * anywhere before the checkpoint replays the batch, which is harmless: documents are recomputed,
- * not patched.
+ * not patched. The next chunk's facts are read while the last chunk's bulk request is in flight;
+ * each document's writes go out in read order (ordered-writer.ts).
  */
-export async function catchUp(
+export async function catchUp(pool: Pool, es: Client, target: string, position: Position, consumer: string, opts: CatchUpOptions = {}): Promise<Batch> {
+  const times = opts.times ?? stepTimes();
+  const limit = opts.limit ?? FEED_BATCH;
+  // 1. Changes: the feed rows committed after `position`.
+  const rows = await timed(times, 'feed', () => readFeed(pool, position, limit));
+  if (rows.length === 0) return { position, changes: 0, docs: 0, committedAt: [], full: false, times, quarantined: 0, released: 0 };
+  const writer = orderedWriter(pool, es, target, times);
+  try {
+    // 2. Targets: every document those changes touch, each once however often it changed.
+    const targets = await timed(times, 'fanOut', () => fanOut(pool, rows));
+    // 3. Per chunk of targets: its facts, then its documents, one unit of bulk requests each.
+    const docs = await writeTargets(pool, es, target, targets, writer, times, opts.between, opts.chunk);
+    await writer.flush();
+    // 4. Checkpoint: past the batch, once every document is written or quarantined.
+    const next = lastPosition(rows, position);
+    await timed(times, 'checkpoint', () => saveCheckpoint(pool, consumer, next));
+    return {
+      position: next,
+      changes: rows.length,
+      docs,
+      committedAt: rows.map((r) => r.createdAt.getTime()),
+      full: rows.length === limit,
+      times,
+      ...writer.counts(),
+    };
+  } finally {
+    // A failed batch is retried from its start: nothing of this one may still be in flight then.
+    await writer.settled();
+  }
+}
+
+/** Reads, builds and hands to `writer` the documents of `targets`, one chunk at a time; how many. */
+export async function writeTargets(
   pool: Pool,
   es: Client,
   target: string,
-  position: Position,
-  consumer: string,
-): Promise<{ position: Position; changes: number; docs: number; committedAt: number[]; quarantined: number; released: number }> {
-  // 1. Changes: the feed rows committed after `position`.
-  const rows = await readFeed(pool, position, FEED_BATCH);
-  if (rows.length === 0) return { position, changes: 0, docs: 0, committedAt: [], quarantined: 0, released: 0 };
-  // 2. Targets: every document those changes touch.
-  const targets = await fanOut(pool, rows);
-  // 3. Per chunk of targets: its facts, then its documents, one bulk request each.
-  const poBox = await poBoxSuspended(pool);
+  targets: Targets,
+  writer: OrderedWriter,
+  times: StepTimes,
+  between?: (writer: OrderedWriter) => Promise<void>,
+  chunk?: () => number,
+): Promise<number> {
+  const poBox = await timed(times, 'facts', () => poBoxSuspended(pool));
   const indexed = indexedProducts(es, target);
+  const chunks = targetChunks(pool, targets, chunk?.());
   let docs = 0;
-  // Documents refused for a reason of their own are quarantined, not retried (quarantine.ts).
-  let quarantined = 0;
-  let released = 0;
-  for await (const chunk of targetChunks(pool, targets)) {
-    const facts = await loadFacts(pool, chunk, poBox, { indexed });
-    for (const ops of chunkOps(chunk, facts)) {
-      const q = await writeOrQuarantine(pool, es, target, ops);
-      quarantined += q.quarantined;
-      released += q.released;
-      docs += ops.length;
-    }
+  for (;;) {
+    const next = await timed(times, 'facts', () => chunks.next());
+    if (next.done) break;
+    const chunk = next.value;
+    const facts = await timed(times, 'facts', () => loadFacts(pool, chunk, poBox, { indexed }));
+    const ops = timedSync(times, 'build', () => chunkOps(chunk, facts));
+    const bodies = timedSync(times, 'serialise', () => ops.map((o) => serializeOps(target, o)));
+    const ids = ops.flatMap((o) => o.map((op) => op.id));
+    docs += ids.length;
+    // chunkOps: the cards' requests first, the chunk's own documents last.
+    await writer.write(bodies, ids, bodies.length - 1);
+    if (between) await between(writer);
   }
-  // 4. Checkpoint: past the batch, once every document is written.
-  const next = lastPosition(rows, position);
-  await saveCheckpoint(pool, consumer, next);
-  // When each change was committed (its transaction's time), for the commit-to-indexed histogram.
-  return { position: next, changes: rows.length, docs, committedAt: rows.map((r) => r.createdAt.getTime()), quarantined, released };
+  return docs;
 }
 
 /** Reads the productId of offer documents as the index holds them now (a realtime get, not a search). */

@@ -3,9 +3,12 @@ import type { Pool } from '../src/db/pool.js';
 import { listen } from '../src/db/listen.js';
 import type { IndexNames } from '../src/es/index-names.js';
 import type { Logger } from '../src/lib/logger.js';
-import { feedLag, pruneFeed } from '../src/db/change-feed.js';
+import { feedBacklog, pruneFeed } from '../src/db/change-feed.js';
 import { loadCheckpoint, START } from '../src/db/feed-guard.js';
-import { catchUp, FEED_BATCH } from './catch-up.js';
+import { catchUp, FEED_BATCH, MAX_FEED_BATCH, type Batch } from './catch-up.js';
+import type { OrderedWriter } from './ordered-writer.js';
+import { stepTimes } from './step-times.js';
+import { later, smallLane, smallLanePass, type SmallLane } from './small-lane.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
 import { indexedVersion, indicesBehind, mappingVersion } from './index-admin.js';
 import { rebuild } from './rebuild.js';
@@ -33,7 +36,21 @@ export interface LiveIndexerOptions {
   gatherMs?: number;
   /** Where the indexer counts (default: metrics of its own, in a registry nobody scrapes). */
   metrics?: IndexerMetrics;
+  /** How often the backlog is read from the feed (the lag and backlog metrics, the burst lanes). */
+  backlogPollMs?: number;
+  /** Changes of one seller waiting behind the checkpoint that make it a burst (its own lane). */
+  burstMin?: number;
+  /** Feed rows per batch at most (MAX_FEED_BATCH by default). */
+  maxBatch?: number;
 }
+
+/** Defaults of the options above. */
+export const DEFAULT_BACKLOG_POLL_MS = 1000;
+export const DEFAULT_BURST_MIN = 1000;
+/** Documents per unit of a live batch (and the cards of their products). */
+const LIVE_CHUNK = 500;
+/** Burst lanes at most (the sellers with the largest backlogs); the metrics' label values stay few. */
+const MAX_BURSTS = 5;
 
 /** INDEXER_GATHER_MS's default. */
 export const DEFAULT_GATHER_MS = 250;
@@ -44,8 +61,6 @@ export interface LiveIndexer {
   idle(): Promise<void>;
   stop(): Promise<void>;
 }
-
-type Batch = Awaited<ReturnType<typeof catchUp>>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,6 +86,11 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
   let batchesBegun = 0;
   let stopped = false;
   const subscriber = listen(opts.databaseUrl, 'change_feed', opts.logger, () => wake.wake());
+  const lane = smallLane();
+  metrics.smallLane = lane;
+  // When the loop last found nothing left: a backlog read begun before is stale and dropped.
+  const caughtUpAt = { at: 0 };
+  const backlog = watchBacklog(opts, metrics, lane, caughtUpAt, () => stopped);
 
   async function follow(): Promise<void> {
     let backoff = 200;
@@ -86,7 +106,9 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         }
         const started = Date.now();
         const seq = ++batchesBegun;
-        const batch = await nextBatch(opts);
+        // While a backlog waits, larger batches: fewer round trips and checkpoints per change.
+        const limit = Math.min(opts.maxBatch ?? MAX_FEED_BATCH, Math.max(FEED_BATCH, metrics.pending));
+        const batch = await nextBatch(opts, lane, limit);
         backoff = 200;
         if (batch.changes > 0) {
           await recordBatch(opts, metrics, batch, Date.now() - started);
@@ -96,12 +118,16 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
           }
           // A full batch means a backlog: no pause. Otherwise let the next changes gather.
           const gather = (opts.gatherMs ?? DEFAULT_GATHER_MS) - (Date.now() - started);
-          if (batch.changes < FEED_BATCH && gather > 0) await sleep(gather);
+          if (!batch.full && gather > 0) await sleep(gather);
           continue;
         }
         // Caught up: nothing committed before this batch's read is left.
         metrics.lagSeconds = 0;
         metrics.pending = 0;
+        metrics.lanes = { total: { pending: 0, lagSeconds: 0 }, bursts: [], small: { pending: 0, lagSeconds: 0 } };
+        caughtUpAt.at = performance.now();
+        lane.bursts = [];
+        lane.ahead = null;
         const answered = idleWaiters.filter((w) => w.after < seq);
         idleWaiters = idleWaiters.filter((w) => w.after >= seq);
         answered.forEach((w) => w.resolve());
@@ -109,6 +135,8 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
       } catch (err) {
         if (stopped) break;
         metrics.errors += 1;
+        // The lane starts again at the checkpoint: what it read ahead may not have been written.
+        lane.ahead = null;
         if (err instanceof BulkError || err instanceof esErrors.ElasticsearchClientError) metrics.bulkFailures += 1;
         opts.logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
         await sleep(backoff);
@@ -130,6 +158,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
       stopping.abort(new Error('the indexer is stopping'));
       wake.wake();
       await running;
+      await backlog;
       await subscriber.close().catch(() => undefined);
     },
   };
@@ -139,11 +168,51 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
  * One batch, under the batch lock, from the checkpoint as saved: whichever indexer ran the last
  * batch, this one starts where it ended, and none saves a position behind another's.
  */
-function nextBatch({ pool, es, index }: LiveIndexerOptions): Promise<Batch> {
+function nextBatch({ pool, es, index }: LiveIndexerOptions, lane: SmallLane, limit: number): Promise<Batch> {
   return withBatchLock(pool, async () => {
     const from = (await loadCheckpoint(pool, LIVE_CONSUMER)) ?? START;
-    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER);
+    const times = stepTimes();
+    // Between the batch's units, the small lane's turn (small-lane.ts).
+    const between = (writer: OrderedWriter) => smallLanePass(pool, es, index.alias, lane, from, writer, times);
+    // Units smaller than a rebuild's: the small lane's turns come between them, also in the
+    // first batch of a burst, before the backlog read has seen it.
+    const chunk = () => LIVE_CHUNK;
+    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk });
   });
+}
+
+/**
+ * Reads the backlog from the feed every `backlogPollMs`, whatever the batches do: the lag and
+ * backlog metrics show a stall within a poll even while every batch fails, and the sellers behind
+ * a burst get lanes of their own (the small lane skips them). Ends once `stopped()`.
+ */
+async function watchBacklog(
+  opts: LiveIndexerOptions,
+  metrics: IndexerMetrics,
+  lane: SmallLane,
+  caughtUp: { at: number },
+  stopped: () => boolean,
+): Promise<void> {
+  const every = opts.backlogPollMs ?? DEFAULT_BACKLOG_POLL_MS;
+  let failing = false;
+  while (!stopped()) {
+    try {
+      const begun = performance.now();
+      const checkpoint = await loadCheckpoint(opts.pool, LIVE_CONSUMER);
+      const b = checkpoint && (await feedBacklog(opts.pool, checkpoint, later(lane.ahead, checkpoint), opts.burstMin ?? DEFAULT_BURST_MIN, MAX_BURSTS));
+      if (b && caughtUp.at < begun) {
+        metrics.lagSeconds = b.total.lagSeconds;
+        metrics.pending = b.total.pending;
+        metrics.lanes = b;
+        lane.bursts = b.bursts.map((x) => x.sellerId);
+      }
+      failing = false;
+    } catch (err) {
+      if (!failing) opts.logger.warn({ err: (err as Error).message }, 'reading the change feed backlog failed; will retry');
+      failing = true;
+    }
+    await sleep(every);
+  }
 }
 
 async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: IndexerMetrics, batch: Batch, ms: number): Promise<void> {
@@ -153,7 +222,6 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
   metrics.lastDocsPerSecond = Math.round((batch.docs * 1000) / Math.max(ms, 1));
   metrics.lastBatchAt = Date.now();
   metrics.batchWritten(batch, metrics.lastBatchAt);
-  Object.assign(metrics, await feedLag(pool, batch.position));
   metrics.quarantined += batch.quarantined;
   if (batch.quarantined > 0 || batch.released > 0) metrics.quarantineSize = await quarantineSize(pool);
   if (batch.quarantined > 0)
@@ -161,7 +229,8 @@ async function recordBatch({ pool, logger }: LiveIndexerOptions, metrics: Indexe
       { quarantined: batch.quarantined, quarantineSize: metrics.quarantineSize },
       'documents refused by Elasticsearch quarantined (index_quarantine)',
     );
-  logger.info({ changes: batch.changes, docs: batch.docs, ms, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
+  const steps = Object.fromEntries(Object.entries(batch.times).map(([k, v]) => [k, Math.round(v)]));
+  logger.info({ changes: batch.changes, docs: batch.docs, ms, steps, lagSeconds: metrics.lagSeconds, pending: metrics.pending }, 'batch indexed');
 }
 
 /**

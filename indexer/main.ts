@@ -21,6 +21,8 @@ const indexer = await startLiveIndexer({
   databaseUrl: env.DATABASE_URL,
   pollMs: env.INDEXER_POLL_MS,
   gatherMs: env.INDEXER_GATHER_MS,
+  maxBatch: env.INDEXER_MAX_BATCH,
+  burstMin: env.INDEXER_BURST_MIN,
   metrics,
 });
 const server = serveMetrics(registry, env.INDEXER_METRICS_PORT, logger, env.METRICS_HOST);

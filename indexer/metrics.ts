@@ -1,6 +1,8 @@
-import { Histogram, type Registry } from 'prom-client';
-import { counterFrom, createRegistry, gaugeFrom, stateGaugeFrom } from '../src/lib/metrics.js';
+import { Gauge, Histogram, type Registry } from 'prom-client';
+import { counterFrom, createRegistry, gaugeFrom, labelledCounterFrom, stateGaugeFrom } from '../src/lib/metrics.js';
+import type { FeedBacklog } from '../src/db/change-feed.js';
 import type { RebuildProgress } from './rebuild.js';
+import { STEPS, stepTimes, type StepTimes } from './step-times.js';
 
 // What the indexer counts (plain numbers: its logs and tests read them) and observes (histograms),
 // exposed through the process's prom-client registry on INDEXER_METRICS_PORT.
@@ -13,17 +15,24 @@ export interface IndexerMetrics {
   errors: number;
   /** Failed batch attempts whose Elasticsearch side failed (bulk item errors, requests refused or timed out). */
   bulkFailures: number;
+  /** Age of the oldest change after the checkpoint, as the last backlog read saw it. */
   lagSeconds: number;
   pending: number;
   /** Documents Elasticsearch refused for a reason of their own, quarantined instead of retried. */
   quarantined: number;
   /** Rows of the quarantine table, as last read. */
   quarantineSize: number;
+  /** The backlog per lane, as the last backlog read saw it (null before the first). */
+  lanes: FeedBacklog | null;
+  /** The small lane's state (its count of changes written ahead of the checkpoint). */
+  smallLane: { changes: number } | null;
+  /** Milliseconds spent per step of the batches written, summed. */
+  steps: StepTimes;
   /** Documents per second over the last batch. */
   lastDocsPerSecond: number;
   lastBatchAt: number | null;
   /** A batch written and checkpointed: its sizes, and when each of its changes was committed (ms since the epoch). */
-  batchWritten(batch: { changes: number; docs: number; committedAt: readonly number[] }, now: number): void;
+  batchWritten(batch: { changes: number; docs: number; committedAt: readonly number[]; times?: StepTimes }, now: number): void;
   /** Progress of a rebuild this process runs (the indexer's first build). */
   rebuildProgress(p: RebuildProgress): void;
 }
@@ -105,9 +114,13 @@ export function indexerMetrics(registry: Registry = createRegistry({ processMetr
     pending: 0,
     quarantined: 0,
     quarantineSize: 0,
+    lanes: null,
+    smallLane: null,
+    steps: stepTimes(),
     lastDocsPerSecond: 0,
     lastBatchAt: null,
     batchWritten(batch, now) {
+      for (const step of STEPS) m.steps[step] += batch.times?.[step] ?? 0;
       batchChanges.observe(batch.changes);
       batchDocs.observe(batch.docs);
       for (const at of batch.committedAt) lag.observe(Math.max(0, (now - at) / 1000));
@@ -134,5 +147,59 @@ export function indexerMetrics(registry: Registry = createRegistry({ processMetr
   );
   gaugeFrom(registry, 'indexer_quarantined_documents', 'Documents in quarantine now (the index_quarantine table)', () => m.quarantineSize);
   gaugeFrom(registry, 'indexer_docs_per_second', 'Throughput of the last batch', () => m.lastDocsPerSecond);
+  counterFrom(
+    registry,
+    'indexer_small_lane_changes_total',
+    'Changes the small lane wrote ahead of the checkpoint, beside a burst',
+    () => m.smallLane?.changes ?? 0,
+  );
+  labelledCounterFrom(
+    registry,
+    'indexer_batch_step_seconds_total',
+    'Seconds spent per step of the batches written (reads of the next chunk overlap the bulk request in flight)',
+    'step',
+    STEPS,
+    () => Object.fromEntries(STEPS.map((s) => [s, m.steps[s] / 1000])) as Record<(typeof STEPS)[number], number>,
+  );
+  laneGauge(
+    registry,
+    'indexer_lane_pending_changes',
+    'Changes waiting per lane, read from the feed on every backlog poll',
+    (l) => l.pending,
+    () => m.lanes,
+  );
+  laneGauge(
+    registry,
+    'indexer_lane_lag_seconds',
+    'Age of the oldest change waiting per lane, read from the feed on every backlog poll (grows during a stall, even while batches fail)',
+    (l) => l.lagSeconds,
+    () => m.lanes,
+  );
   return m;
+}
+
+/**
+ * A gauge per lane: `lane="small"` (everyone's changes but the bursts') and `lane="burst"` with the
+ * `seller` behind it, one series per burst (at most a few; a seller's series goes when its burst is
+ * drained). The small lane is always there, at 0 when nothing waits.
+ */
+function laneGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  value: (l: { pending: number; lagSeconds: number }) => number,
+  read: () => FeedBacklog | null,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['lane', 'seller'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const b = read();
+      this.set({ lane: 'small', seller: '' }, b ? value(b.small) : 0);
+      for (const burst of b?.bursts ?? []) this.set({ lane: 'burst', seller: String(burst.sellerId) }, value(burst));
+    },
+  });
 }

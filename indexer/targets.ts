@@ -29,15 +29,15 @@ export function addPair(t: Targets, p: Pair): void {
 }
 
 /**
- * The targets in chunks of at most CHUNK keys of one kind. The platform switch pages through every
+ * The targets in chunks of at most `size` keys of one kind. The platform switch pages through every
  * listing; the switch itself changes no card, so those pages bring cards only for the pairs that
  * also changed (taken out of `t.pairs` as their page passes).
  */
-export async function* targetChunks(db: Pool | PoolClient, t: Targets): AsyncGenerator<Chunk> {
+export async function* targetChunks(db: Pool | PoolClient, t: Targets, size = CHUNK): AsyncGenerator<Chunk> {
   if (t.allNative) {
     let after: Pair | null = null;
     for (;;) {
-      const page = await pairsPage(db, after, CHUNK);
+      const page = await pairsPage(db, after, size);
       if (page.length === 0) break;
       const changed = new Set<string>();
       for (const p of page) if (t.pairs.delete(pairKey(p))) changed.add(docId.native(p.sellerId, p.skuId));
@@ -45,9 +45,12 @@ export async function* targetChunks(db: Pool | PoolClient, t: Targets): AsyncGen
       after = page[page.length - 1]!;
     }
   }
-  for (const pairs of chunks([...t.pairs.values()], CHUNK)) yield { kind: 'native', pairs };
-  for (const variantIds of chunks([...t.variants], CHUNK)) yield { kind: 'handoff', variantIds };
-  for (const productIds of chunks([...t.products], CHUNK)) yield { kind: 'product', productIds };
-  for (const skuIds of chunks([...t.skus], CHUNK)) yield { kind: 'sku', skuIds };
-  for (const sellerIds of chunks([...new Set([...t.sellers, ...t.sellerDocs])], CHUNK)) yield { kind: 'seller', sellerIds };
+  // By sku: the skus of one product are neighbours, so its offers share a chunk and its card is
+  // written once per batch rather than once per chunk that has one of them.
+  const pairs = [...t.pairs.values()].sort((a, b) => a.skuId - b.skuId || a.sellerId - b.sellerId);
+  for (const chunk of chunks(pairs, size)) yield { kind: 'native', pairs: chunk };
+  for (const variantIds of chunks([...t.variants], size)) yield { kind: 'handoff', variantIds };
+  for (const productIds of chunks([...t.products], size)) yield { kind: 'product', productIds };
+  for (const skuIds of chunks([...t.skus], size)) yield { kind: 'sku', skuIds };
+  for (const sellerIds of chunks([...new Set([...t.sellers, ...t.sellerDocs])], size)) yield { kind: 'seller', sellerIds };
 }

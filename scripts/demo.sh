@@ -85,6 +85,7 @@ The marketplace search service is up on http://localhost:$PORT (index alias ${IN
 Storefront (search, product pages, cart; open it in a browser): http://localhost:$PORT/
 Try:
   curl -s 'http://localhost:$PORT/search?keyword=bolt&limit=3'
+  curl -s 'http://localhost:$PORT/search/suggest?q=lightnin%20bo&limit=5'   (names as people type, typos forgiven, with /search totals)
   curl -s 'http://localhost:$PORT/search?category=Magic:%20The%20Gathering&condition=Near%20Mint&condition=Unopened&sort=name_desc'
   curl -s 'http://localhost:$PORT/products/$product'
   curl -s -X POST 'http://localhost:$PORT/lines/lookup' -H 'Content-Type: application/json' -d '{"lines":[{"sellerId":1,"skuId":1}]}'

@@ -14,8 +14,15 @@ const onIdleError = (err: Error) => logger.warn({ err: err.message }, 'idle Post
 const limits = { connectionTimeoutMs: env.PG_CONNECT_TIMEOUT_MS, statementTimeoutMs: env.PG_STATEMENT_TIMEOUT_MS };
 const pool = createPool(env.DATABASE_URL, env.PG_POOL_SIZE, onIdleError, limits);
 const authPool = createPool(env.DATABASE_URL, env.PG_AUTH_POOL_SIZE, onIdleError, limits);
+// A locked rate_limits fails the limiter's statement after RATE_LIMIT_STORE_TIMEOUT_MS instead of
+// holding the connection; the sweep's larger deletes get a few seconds.
+const limitPool = createPool(env.DATABASE_URL, env.PG_LIMIT_POOL_SIZE, onIdleError, {
+  connectionTimeoutMs: env.PG_CONNECT_TIMEOUT_MS,
+  lockTimeoutMs: env.RATE_LIMIT_STORE_TIMEOUT_MS,
+  statementTimeoutMs: 5000,
+});
 const es = createEsClient(env.ELASTICSEARCH_URL, env.ES_REQUEST_TIMEOUT_MS);
-const infra = { env, pool, authPool, es, index: indexNames(env.INDEX_PREFIX), logger };
+const infra = { env, pool, authPool, limitPool, es, index: indexNames(env.INDEX_PREFIX), logger };
 const services = createServices(infra, { processMetrics: true });
 const app = createApp({ ...infra, services }, routeModules);
 
@@ -51,7 +58,7 @@ const shutdown = async (signal: 'SIGINT' | 'SIGTERM') => {
   const cut = await graceful.drain({ drainMs, graceMs: env.SHUTDOWN_GRACE_MS });
   if (cut > 0) logger.warn({ cut }, 'requests still in flight after the grace period were cut');
   await services.stop();
-  await Promise.allSettled([pool.end(), authPool.end(), es.close()]);
+  await Promise.allSettled([pool.end(), authPool.end(), limitPool.end(), es.close()]);
   logger.info('API stopped');
   process.exit(0);
 };

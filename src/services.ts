@@ -2,7 +2,8 @@ import type { Registry } from 'prom-client';
 import type { Infra } from './config/infra.js';
 import { httpMetrics, type HttpMetrics } from './lib/http-metrics.js';
 import { createRegistry } from './lib/metrics.js';
-import { sharedLimiter, TokenBucketLimiter, type SharedLimiter } from './lib/rate-limiter.js';
+import { sharedLimiter, TokenBucketLimiter, type SharedLimiter, type SharedStore } from './lib/rate-limiter.js';
+import { AUTH_FAILURES_PREFIX, sweepRateLimits } from './db/rate-limits.js';
 import { createBuyerService, type BuyerService, type BuyerServiceOptions } from './search/buyer-service.js';
 import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
 import type { DegradedOverrides } from './search/degraded/options.js';
@@ -31,7 +32,7 @@ export interface Services {
   metrics: { registry: Registry; http: HttpMetrics };
   /** Set once the process drains before exiting: /readyz answers 503 from then on. */
   lifecycle: { draining: boolean };
-  /** Stops the timers (warmer, cluster watcher); resolves when a running warm pass has stopped. */
+  /** Stops the timers (warmer, cluster watcher, the rate limits' sweep); resolves when a running warm pass has stopped. */
   stop(): Promise<void>;
 }
 
@@ -51,8 +52,30 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
   const { env } = infra;
   const registry = createRegistry({ processMetrics: overrides.processMetrics ?? false });
   degraded.registerMetrics(registry);
-  // The small pool of key lookups: a seller's burst of writes holding the main pool cannot starve it.
-  const store = overrides.rateLimitStore === 'memory' ? null : (infra.authPool ?? infra.pool);
+  const http = httpMetrics(registry);
+  // The limiter's own small pool: a locked or slow `rate_limits` holds none of the key lookups' or
+  // /readyz's connections, and a take waits at most RATE_LIMIT_STORE_TIMEOUT_MS for it.
+  const limitPool = infra.limitPool ?? infra.authPool ?? infra.pool;
+  const store = (limiter: 'seller' | 'auth-failures'): SharedStore | null =>
+    overrides.rateLimitStore === 'memory'
+      ? null
+      : {
+          pool: limitPool,
+          timeoutMs: env.RATE_LIMIT_STORE_TIMEOUT_MS,
+          // A burst may queue briefly for the pool; a locked table must not grow that queue without bound.
+          maxInFlight: 16 * (infra.limitPool ? env.PG_LIMIT_POOL_SIZE : 1),
+          onFallback: (reason) => http.storeFallback(limiter, reason),
+        };
+  // Rows of ended windows go every minute, not only an hour after (rotating client addresses write
+  // one failed-authentication row each); a failed sweep is tried again at the next tick.
+  const sweep =
+    overrides.rateLimitStore === 'memory'
+      ? undefined
+      : setInterval(() => {
+          sweepRateLimits(limitPool, env.RATE_LIMIT_STORE_MAX_ROWS).catch((err: Error) =>
+            infra.logger.warn({ err: err.message }, 'rate_limits sweep failed; next one in a minute'),
+          );
+        }, 60_000).unref();
   const warmer = createWarmer(infra, degraded, {
     enabled: env.DEGRADED_WARM_ENABLED,
     intervalMs: env.DEGRADED_WARM_INTERVAL_MS,
@@ -66,15 +89,16 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     buyer: createBuyerService(infra, degraded, overrides.buyer),
     warmer,
     rateLimits: {
-      seller: sharedLimiter(store, 'seller', env.RATE_LIMIT_SELLER_PER_MIN),
+      seller: sharedLimiter(store('seller'), 'seller', env.RATE_LIMIT_SELLER_PER_MIN),
       public: new TokenBucketLimiter(env.RATE_LIMIT_PUBLIC_PER_MIN),
       sellerAddress: new TokenBucketLimiter(env.RATE_LIMIT_SELLER_ADDRESS_PER_MIN),
-      authFailures: sharedLimiter(store, 'auth-failures', env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
+      authFailures: sharedLimiter(store('auth-failures'), AUTH_FAILURES_PREFIX, env.RATE_LIMIT_AUTH_FAILURES_PER_MIN),
     },
     writesInFlight: new Map(),
-    metrics: { registry, http: httpMetrics(registry) },
+    metrics: { registry, http },
     lifecycle: { draining: false },
     stop: async () => {
+      clearInterval(sweep);
       await warmer.stop();
       degraded.stop();
     },

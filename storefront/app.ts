@@ -1,15 +1,16 @@
 // The app shell: the URL is the state (parseRoute on every navigation and popstate), the header's
-// keyword search and cart link, the Degraded Mode banner, and the view the URL names.
+// keyword search (views/keyword-box.ts) and cart link, the Degraded Mode banner, and the view the URL names.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from 'htm/preact';
 import type { Answer } from './api.js';
 import { readCart, writeCart, type StoredLine } from './cart.js';
-import { CART_HREF, parseRoute, searchHref, withParam } from './routes.js';
+import { CART_HREF, parseRoute, searchHref } from './routes.js';
 import { markAction } from './timing.js';
 import { follow, Link, type Shell } from './views/common.js';
 import { SearchView } from './views/search.js';
 import { ProductView } from './views/product.js';
 import { CartView } from './views/cart.js';
+import { KeywordBox } from './views/keyword-box.js';
 
 const SITE = 'Card Marketplace';
 
@@ -77,7 +78,7 @@ export function App() {
   return html`<a class="skip" href="#main">Skip to content</a>
     <header class="site-header">
       <a class="brand" href="/" onClick=${(e: MouseEvent) => follow(shell, e, '/')}>${SITE}</a>
-      <${KeywordForm} shell=${shell} route=${route} />
+      <${KeywordBox} shell=${shell} route=${route} />
       <nav aria-label="Cart">
         <${Link} shell=${shell} href=${CART_HREF} class="cart-link" aria-current=${route.view === 'cart' ? 'page' : undefined}>
           Cart <span class="cart-count" data-count=${cart.length}>${cart.length}</span><span class="visually-hidden"> ${cart.length === 1 ? 'line' : 'lines'}</span>
@@ -105,32 +106,4 @@ export function App() {
     <footer class="site-footer">
       <p>Prices are in each seller's own currency. <a href="/docs">API documentation</a></p>
     </footer>`;
-}
-
-function KeywordForm({ shell, route }: { shell: Shell; route: ReturnType<typeof parseRoute> }) {
-  const current = route.view === 'search' ? (route.query.get('keyword') ?? '') : '';
-  const [keyword, setKeyword] = useState(current);
-  useEffect(() => setKeyword(current), [current]);
-  return html`<form
-    class="keyword"
-    role="search"
-    onSubmit=${(e: SubmitEvent) => {
-      e.preventDefault();
-      // On the search page the filters stay; elsewhere a keyword starts a new search.
-      const base = route.view === 'search' ? route.query : new URLSearchParams();
-      shell.navigate(searchHref(withParam(base, 'keyword', keyword.trim())), { at: e.timeStamp });
-    }}
-  >
-    <label for="keyword" class="visually-hidden">Search cards by name</label>
-    <input
-      id="keyword"
-      type="search"
-      name="keyword"
-      placeholder="Search cards by name"
-      value=${keyword}
-      onInput=${(e: Event) => setKeyword((e.target as HTMLInputElement).value)}
-      maxlength="255"
-    />
-    <button type="submit">Search</button>
-  </form>`;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { esNodeUrls } from '../es/client.js';
+import { esNodeUrls, redactUrl } from '../es/client.js';
 
 /** Public, in the repository: fine for development and tests, refused in production. */
 export const DEV_CURSOR_SECRET = 'dev-only-cursor-secret-change-me';
@@ -17,7 +17,8 @@ const envSchema = z
         const nodes = esNodeUrls(value);
         if (nodes.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one node URL (http://host:port), comma-separated for a cluster' });
         for (const node of nodes) {
-          if (!isNodeUrl(node)) ctx.addIssue({ code: 'custom', message: `'${node}' is not a node URL (http://host:port or https://host:port)` });
+          if (!isNodeUrl(node))
+            ctx.addIssue({ code: 'custom', message: `'${redactUrl(node)}' is not a node URL (http://host:port or https://host:port)` });
         }
       }),
     /** Primary shards of a new index (a rebuild applies it; the live index keeps what it was built with). */
@@ -26,6 +27,10 @@ const envSchema = z
     INDEX_REPLICAS: z.coerce.number().int().min(0, 'at least 0').default(0),
     /** While changes keep coming, the live indexer starts a batch at most this often (ms), so each takes many. */
     INDEXER_GATHER_MS: z.coerce.number().int().min(0).max(5000).default(250),
+    /** Change feed rows per live batch at most (batches grow to it while a backlog waits). */
+    INDEXER_MAX_BATCH: z.coerce.number().int().min(1).max(100_000).default(20_000),
+    /** Changes of one seller behind the checkpoint that give it a lane of its own (a burst): the small lane skips them. */
+    INDEXER_BURST_MIN: z.coerce.number().int().min(1).default(1000),
     INDEX_PREFIX: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only')
@@ -39,13 +44,19 @@ const envSchema = z
     RATE_LIMIT_PUBLIC_PER_MIN: z.coerce.number().int().positive().default(6000),
     /** Seller routes, per client address, before authentication. */
     RATE_LIMIT_SELLER_ADDRESS_PER_MIN: z.coerce.number().int().positive().default(3000),
-    /** Failed authentications per client address; once spent the address is refused before any key lookup. */
+    /** Failed authentications per client address; beyond it a bad key is 429 (a valid key still authenticates). */
     RATE_LIMIT_AUTH_FAILURES_PER_MIN: z.coerce.number().int().positive().default(60),
+    /** Longest wait for the shared limiter's PostgreSQL store; then this process's own budget answers. */
+    RATE_LIMIT_STORE_TIMEOUT_MS: z.coerce.number().int().positive().default(250),
+    /** Rows the sweep keeps `rate_limits` under (failed-authentication rows of the fewest points go first). */
+    RATE_LIMIT_STORE_MAX_ROWS: z.coerce.number().int().positive().default(100_000),
     /** In-flight listing writes (single, bulk, purge) per seller; more get 429 RATE_LIMITED. */
     SELLER_MAX_CONCURRENT_WRITES: z.coerce.number().int().positive().default(4),
     /** API main pool size, and the small separate pool for key lookups and /readyz. */
     PG_POOL_SIZE: z.coerce.number().int().positive().default(20),
     PG_AUTH_POOL_SIZE: z.coerce.number().int().positive().default(3),
+    /** The shared rate limiter's own pool; 16 store calls per connection may run or wait, more use the process's own budget. */
+    PG_LIMIT_POOL_SIZE: z.coerce.number().int().positive().default(2),
     /** Longest wait for a free PostgreSQL connection before a request fails with 503. */
     PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
     /** statement_timeout of the API's connections (seller routes; buyer fallbacks set their own, shorter). */
@@ -56,6 +67,26 @@ const envSchema = z
     SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).default(5000),
     /** Then requests in flight get this long to finish before their connections are cut. */
     SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    /**
+     * Where the storefront page may load catalog images from (its CSP img-src): space-separated
+     * `https:` (any HTTPS host) or `https://host` (a `*.` subdomain wildcard allowed). Never `*`,
+     * `http:` or `data:`: catalog data would choose which hosts a buyer's browser contacts.
+     */
+    STOREFRONT_IMAGE_SOURCES: z
+      .string()
+      .default('https:')
+      .transform((s, ctx) => {
+        const sources = s.split(/\s+/).filter((x) => x !== '');
+        const bad = sources.filter((x) => !/^(https:|https:\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d{1,5})?)$/i.test(x));
+        if (sources.length === 0 || bad.length > 0) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `space-separated https: or https://host sources (got ${bad.map((b) => JSON.stringify(b)).join(', ') || 'none'})`,
+          });
+          return z.NEVER;
+        }
+        return sources;
+      }),
     /** /readyz details (cluster address, breaker, cache) and /metrics on the API port: only where that port is private. */
     HEALTH_DETAILS: z
       .enum(['true', 'false'])
@@ -108,7 +139,9 @@ const envSchema = z
     WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(64),
     WEBHOOK_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
     WEBHOOK_POLL_MS: z.coerce.number().int().positive().default(1000),
-    /** Of WEBHOOK_CONCURRENCY, the most that endpoints not known healthy (untried, degraded, breaker open) hold in all; unset: a quarter. */
+    /** Of WEBHOOK_CONCURRENCY, the most that untried endpoints hold in all (one attempt each); unset: an eighth. */
+    WEBHOOK_CONCURRENCY_UNTRIED: z.coerce.number().int().positive().optional(),
+    /** Of WEBHOOK_CONCURRENCY, the most that degraded and breaker-open endpoints (and untried ones beyond their share) hold in all; unset: a quarter. */
     WEBHOOK_CONCURRENCY_UNHEALTHY: z.coerce.number().int().positive().optional(),
     /** Attempts in a row without an answer that open an endpoint's breaker. */
     WEBHOOK_BREAKER_FAILURES: z.coerce.number().int().positive().default(5),

@@ -13,6 +13,11 @@ export interface Infra {
    * every connection of `pool` cannot lock the others out or make the API look down. Defaults to pool.
    */
   authPool?: Pool;
+  /**
+   * The shared rate limiter's own pool (short lock and statement timeouts), so a locked or slow
+   * `rate_limits` table holds none of the key lookups' or /readyz's connections. Defaults to authPool.
+   */
+  limitPool?: Pool;
   es: Client;
   index: IndexNames;
   logger: Logger;

@@ -46,6 +46,15 @@ export const searchQuerySchema = z.object({
 });
 export type SearchQuery = z.output<typeof searchQuerySchema>;
 
+/** The scope of a suggestion: /search's own `category` and `sellerCode`, with their meaning. */
+export const suggestQuerySchema = z.object({
+  q: z.string().trim().min(1).max(100).describe('What the buyer has typed so far: 1 to 100 characters after trimming'),
+  limit: queryInt(1, 10).default(8).describe('Completions, 1 to 10; default 8'),
+  category: searchQuerySchema.shape.category,
+  sellerCode: searchQuerySchema.shape.sellerCode,
+});
+export type SuggestQuery = z.output<typeof suggestQuerySchema>;
+
 export const MAX_LOOKUP_LINES = 500;
 export const lookupBodySchema = z
   .object({
@@ -172,4 +181,16 @@ export const searchResponseSchema = z.object({
   facets: facetsSchema,
   nextCursor: z.string().nullable(),
 });
+export const suggestionsSchema = z.object({
+  completions: z
+    .array(
+      z.object({
+        text: z.string().describe('A product name, as it is written'),
+        productCount: z.number().int().describe('Products GET /search?keyword=<text> lists in the same scope'),
+      }),
+    )
+    .describe('Fewer typos first, then whole words before prefixes, then more products, then name'),
+  correction: z.string().nullable().describe('When GET /search?keyword=<q> lists nothing: the closest spelling that lists products, else null'),
+});
+export type Suggestions = z.infer<typeof suggestionsSchema>;
 export const lookupResponseSchema = z.object({ lines: z.array(cartLineSchema) });

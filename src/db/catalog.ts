@@ -1,5 +1,6 @@
 import type { PoolClient } from './pool.js';
 import { copyRows, createStage, mapRows, timedCopy, type BulkCount } from './copy.js';
+import { displayText, safeImageUrl } from '../lib/display-text.js';
 
 // SQL of the canonical catalog: products and skus. Writes are set-based (unnest) and skip
 // identical rows, so re-writing the same data fires no update trigger and adds no change feed row.
@@ -57,12 +58,12 @@ export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[])
   if (rows.length === 0) return 0;
   const res = await c.query(upsertProductsFrom('unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])'), [
     rows.map((r) => r.productId),
-    rows.map((r) => r.name),
-    rows.map((r) => r.set),
+    rows.map((r) => displayText(r.name)),
+    rows.map((r) => displayText(r.set)),
     rows.map((r) => r.category),
     rows.map((r) => r.rarity),
     rows.map((r) => r.collectorNumber),
-    rows.map((r) => r.imageUrl),
+    rows.map((r) => safeImageUrl(r.imageUrl)),
     rows.map((r) => JSON.stringify(r.details)),
   ]);
   return res.rowCount ?? 0;
@@ -80,7 +81,16 @@ export async function bulkUpsertProducts(c: PoolClient, rows: Iterable<ProductRo
       c,
       'stage_products',
       PRODUCT_COLUMNS.split(', '),
-      mapRows(rows, (r) => [r.productId, r.name, r.set, r.category, r.rarity, r.collectorNumber, r.imageUrl, JSON.stringify(r.details)]),
+      mapRows(rows, (r) => [
+        r.productId,
+        displayText(r.name),
+        displayText(r.set),
+        r.category,
+        r.rarity,
+        r.collectorNumber,
+        safeImageUrl(r.imageUrl),
+        JSON.stringify(r.details),
+      ]),
       onRow,
     ),
   );

@@ -2,6 +2,7 @@ import type { PoolClient } from './pool.js';
 import { AVAILABLE_SQL } from './offer-source.js';
 import type { FacetName } from '../contract/buyer.js';
 import { SEALED_CONDITION } from '../contract/policy.js';
+import { displayText } from '../lib/display-text.js';
 
 // Set-based source queries of the PostgreSQL fallback (Degraded Mode, src/search/pg-reads.ts).
 // The product page and the cart lookup fetch the same facts the indexer does and build offers
@@ -22,6 +23,15 @@ export async function productsNamedLike(db: Db, patterns: string[]): Promise<{ p
         AND coalesce((SELECT bool_and(normalize(name, NFKD) ~ p) FROM unnest($1::text[]) AS p), true)`,
     [patterns],
   );
+  return rows.map((r) => ({ productId: r.product_id, name: r.name }));
+}
+
+/**
+ * Every named catalog product: suggestions match names within typo budgets, which no pattern
+ * narrows, so the fallback matches them all in the application (Degraded Mode only).
+ */
+export async function namedProducts(db: Db): Promise<{ productId: number; name: string }[]> {
+  const { rows } = await db.query(`SELECT product_id, name FROM products WHERE name IS NOT NULL`);
   return rows.map((r) => ({ productId: r.product_id, name: r.name }));
 }
 
@@ -149,7 +159,7 @@ export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{
     if (r.kind === 'result') {
       results.push({ productId: r.product_id, name: r.extra, fromPrice: r.n1, sellerCount: r.n2, isSealed: r.b1, hasNative: r.b2 });
     } else {
-      facets.push({ facet: r.kind, value: r.value, storeName: r.kind === 'seller' ? r.extra : null, count: r.n1 });
+      facets.push({ facet: r.kind, value: r.value, storeName: r.kind === 'seller' ? displayText(r.extra) : null, count: r.n1 });
     }
   }
   return { results, facets };

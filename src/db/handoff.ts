@@ -1,5 +1,6 @@
 import type { PoolClient } from './pool.js';
 import type { ReplaceCount } from './sellers.js';
+import { displayText } from '../lib/display-text.js';
 
 // SQL of handoff (manual checkout) stores, their reviews and variants. Same conventions as
 // sellers.ts: set-based, identical rows untouched, "replace" = make the rows equal the list.
@@ -41,7 +42,7 @@ export async function upsertHandoffStores(c: PoolClient, rows: readonly HandoffS
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[])
      ON CONFLICT (store_slug) DO UPDATE SET store_name = EXCLUDED.store_name, seller_code = EXCLUDED.seller_code, active = EXCLUDED.active
      WHERE (t.store_name, t.seller_code, t.active) IS DISTINCT FROM (EXCLUDED.store_name, EXCLUDED.seller_code, EXCLUDED.active)`,
-    [rows.map((r) => r.storeSlug), rows.map((r) => r.storeName), rows.map((r) => r.sellerCode), rows.map((r) => r.active)],
+    [rows.map((r) => r.storeSlug), rows.map((r) => displayText(r.storeName)), rows.map((r) => r.sellerCode), rows.map((r) => r.active)],
   );
   return res.rowCount ?? 0;
 }

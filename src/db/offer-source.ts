@@ -1,5 +1,7 @@
 import type { Pool, PoolClient } from './pool.js';
 import { LISTING_AVAILABLE_SQL } from './listings.js';
+import { displayText, safeImageUrl } from '../lib/display-text.js';
+
 // The read model's source: what the indexer (and the PostgreSQL fallback) reads to build buyer
 // documents. Every query is set-based over an array of keys.
 
@@ -163,7 +165,7 @@ export async function sellerFacts(db: Db, sellerIds: number[]): Promise<Map<numb
       {
         sellerId: r.seller_id,
         sellerCode: r.seller_code,
-        storeName: r.store_name,
+        storeName: displayText(r.store_name),
         vacation: r.vacation,
         browseEligible: r.browse_eligible,
         poBoxDelivery: r.po_box_delivery,
@@ -206,12 +208,12 @@ export async function productFacts(db: Db, productIds: number[]): Promise<Map<nu
       r.product_id,
       {
         productId: r.product_id,
-        name: r.name,
-        set: r.set_name,
+        name: displayText(r.name),
+        set: displayText(r.set_name),
         category: r.category,
         rarity: r.rarity,
         collectorNumber: r.collector_number,
-        imageUrl: r.image_url,
+        imageUrl: safeImageUrl(r.image_url),
         details: r.details,
       },
     ]),
@@ -309,7 +311,7 @@ export async function handoffStoreFacts(db: Db, slugs: string[]): Promise<Map<st
       r.store_slug,
       {
         storeSlug: r.store_slug,
-        storeName: r.store_name,
+        storeName: displayText(r.store_name),
         sellerCode: r.seller_code,
         active: r.active,
         reviewSum: r.review_sum,

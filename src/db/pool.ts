@@ -11,6 +11,8 @@ export interface PoolLimits {
   connectionTimeoutMs?: number;
   /** Server-side statement_timeout of every statement on the pool's connections; 0 = none. */
   statementTimeoutMs?: number;
+  /** Server-side lock_timeout: longest wait for a lock (a locked table) before the statement fails; 0 = none. */
+  lockTimeoutMs?: number;
 }
 
 export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Error) => void, limits: PoolLimits = {}): pg.Pool {
@@ -23,6 +25,7 @@ export function createPool(databaseUrl: string, max = 10, onIdleError?: (err: Er
     options: '-c jit=off',
     ...(limits.connectionTimeoutMs ? { connectionTimeoutMillis: limits.connectionTimeoutMs } : {}),
     ...(limits.statementTimeoutMs ? { statement_timeout: limits.statementTimeoutMs } : {}),
+    ...(limits.lockTimeoutMs ? { lock_timeout: limits.lockTimeoutMs } : {}),
   });
   // An idle client whose server went away (restart, failover) emits 'error'; unhandled, that would
   // kill the process. The pool drops the client; the next query reconnects or fails on its own.

@@ -1,4 +1,5 @@
 import type { PoolClient } from './pool.js';
+import { displayText } from '../lib/display-text.js';
 
 // SQL of native sellers and their child rows (prerequisites, shipping options, reviews, API keys,
 // webhooks). Upserts skip identical rows (IS DISTINCT FROM) so rewriting the same data is a no-op
@@ -93,7 +94,7 @@ export async function upsertSellers(c: PoolClient, rows: readonly SellerRow[]): 
     [
       rows.map((r) => r.sellerId),
       rows.map((r) => r.sellerCode),
-      rows.map((r) => r.storeName),
+      rows.map((r) => displayText(r.storeName)),
       rows.map((r) => r.currency),
       rows.map((r) => r.region),
       rows.map((r) => r.active),

@@ -1,11 +1,34 @@
 import { Client } from '@elastic/elasticsearch';
 
-/** The nodes of ELASTICSEARCH_URL: one URL, or several separated by commas. */
+/**
+ * The nodes of ELASTICSEARCH_URL: one URL, or several separated by commas. Commas inside a
+ * password are not separators: a URL with a scheme and no `@` yet runs on to the next part holding
+ * an `@`, when one comes before the next scheme.
+ */
 export function esNodeUrls(value: string): string[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const parts = value.split(',');
+  const nodes: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    let node = parts[i]!;
+    if (node.includes('://') && !node.includes('@')) {
+      let j = i + 1;
+      while (j < parts.length && !parts[j]!.includes('://') && !parts[j]!.includes('@')) j++;
+      if (j < parts.length && !parts[j]!.includes('://')) {
+        node = parts.slice(i, j + 1).join(',');
+        i = j;
+      }
+    }
+    nodes.push(node);
+  }
+  return nodes.map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/**
+ * `url` fit for a log or an error message: everything between the scheme and the last `@` replaced
+ * by `***` (parseable or not: a password may hold `/`, `#` or `?` unencoded).
+ */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/|\/\/)?.*@/is, (_m, scheme: string | undefined) => `${scheme ?? ''}***@`);
 }
 
 // The v9 client has no default request timeout: a hung cluster must never hang a caller.

@@ -1,4 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { StoreFallback } from './rate-limiter.js';
 
 // The HTTP side of the API's metrics: how long requests take, by route template (never the raw
 // path: one series per route, not per product id) and status class, and which limit refused them.
@@ -15,6 +16,20 @@ export interface HttpMetrics {
   observe(method: string, route: string, status: number | 'aborted', seconds: number): void;
   /** A request refused with 429 by `limit`. */
   rateLimited(limit: RateLimit): void;
+  /** A shared limiter's take answered by the process's own budget because its store did not (timeout, error, busy). */
+  storeFallback(limiter: SharedLimitName, reason: StoreFallback): void;
+}
+
+/** The shared limiters (budgets kept in PostgreSQL), by their `rate_limits` key prefix. */
+export type SharedLimitName = 'seller' | 'auth-failures';
+
+// The methods a route can answer; anything else a client sends is `other`, so a scan with made-up
+// methods cannot add series.
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The `method` label of a request: a known HTTP method, or `other`. */
+export function methodLabel(method: string): string {
+  return KNOWN_METHODS.has(method) ? method : 'other';
 }
 
 export function statusClass(status: number | 'aborted'): string {
@@ -37,8 +52,17 @@ export function httpMetrics(registry: Registry): HttpMetrics {
   });
   // Every limit shows from the start (0), so an alert on its rate has a series to read.
   for (const limit of RATE_LIMITS) limited.inc({ limit }, 0);
+  const fallbacks = new Counter({
+    name: 'rate_limit_store_fallbacks_total',
+    help: "Shared-limiter takes answered by the process's own budget because PostgreSQL did not answer in time (timeout), failed (error) or already had every limiter connection busy (busy)",
+    labelNames: ['limiter', 'reason'],
+    registers: [registry],
+  });
+  for (const limiter of ['seller', 'auth-failures'] as const)
+    for (const reason of ['timeout', 'error', 'busy'] as const) fallbacks.inc({ limiter, reason }, 0);
   return {
-    observe: (method, route, status, seconds) => duration.observe({ method, route, status_class: statusClass(status) }, seconds),
+    observe: (method, route, status, seconds) => duration.observe({ method: methodLabel(method), route, status_class: statusClass(status) }, seconds),
     rateLimited: (limit) => limited.inc({ limit }),
+    storeFallback: (limiter, reason) => fallbacks.inc({ limiter, reason }),
   };
 }

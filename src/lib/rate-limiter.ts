@@ -83,8 +83,10 @@ export function retryAfterSeconds(ms: number): number {
 /**
  * A per-minute budget per key shared by every API process on the same PostgreSQL (table
  * `rate_limits`). A key this process has seen spend its budget is refused from memory until its
- * window ends, so a blocked key costs no round trip; when PostgreSQL errors, the process falls back
- * to a budget of its own rather than failing the request.
+ * window ends, so a blocked key costs no round trip. The store must never hold a request up or
+ * take the API down with it: when it errors, does not answer within `timeoutMs` (a locked or slow
+ * table), or already has `maxInFlight` calls waiting, this process's own budget answers instead
+ * (`onFallback` counts it), and the queue for its connections stays bounded.
  */
 export interface SharedLimiter {
   readonly perMinute: number;
@@ -94,23 +96,70 @@ export interface SharedLimiter {
   blockedHere(key: string): TakeResult | null;
 }
 
-/** `pool` null: the budget of this process alone (tests and benches that compare the two). */
-export function sharedLimiter(pool: pg.Pool | null, name: string, perMinute: number): SharedLimiter {
+/** Why a take was answered by the process's own budget instead of the shared store. */
+export type StoreFallback = 'timeout' | 'error' | 'busy';
+
+export interface SharedStore {
+  /** The limiter's own small pool (its statements time out quickly), never the key lookups' or /readyz's. */
+  pool: pg.Pool;
+  /** Longest wait for the store's answer before this process's own budget answers. */
+  timeoutMs: number;
+  /** Store calls running or waiting for a connection at most; more are answered by the own budget at once. */
+  maxInFlight: number;
+  onFallback?: (reason: StoreFallback) => void;
+}
+
+/** `store` null: the budget of this process alone (tests and benches that compare the two). */
+export function sharedLimiter(store: SharedStore | null, name: string, perMinute: number): SharedLimiter {
   if (!(perMinute > 0)) throw new Error('perMinute must be positive');
   const own = new RateLimiterMemory({ keyPrefix: name, points: perMinute, duration: 60 });
-  const limiter = pool
+  const shared = store
     ? new RateLimiterPostgres({
-        storeClient: pool,
+        storeClient: store.pool,
         storeType: 'pool',
         tableName: 'rate_limits',
         tableCreated: true, // the migration made it
+        clearExpiredByTimeout: false, // the API's own sweep (src/db/rate-limits.ts) keeps the table bounded
         keyPrefix: name,
         points: perMinute,
         duration: 60,
         inMemoryBlockOnConsumed: perMinute,
-        insuranceLimiter: own,
       })
-    : own;
+    : null;
+  let inFlight = 0;
+  // The store's answer, or null when the own budget must answer (a late store answer is dropped:
+  // its point was taken in the shared budget all the same).
+  const fromStore = async (key: string): Promise<RateLimiterRes | null> => {
+    if (!shared || !store) return null;
+    if (inFlight >= store.maxInFlight) {
+      store.onFallback?.('busy');
+      return null;
+    }
+    inFlight++;
+    let timer: NodeJS.Timeout | undefined;
+    const consuming = shared.consume(key).finally(() => inFlight--);
+    try {
+      return await Promise.race([
+        consuming.then(
+          (r) => r,
+          (err: unknown) => {
+            if (err instanceof RateLimiterRes) throw err; // over the shared budget: a refusal, not a failure
+            store.onFallback?.('error');
+            return null;
+          },
+        ),
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => {
+            store.onFallback?.('timeout');
+            resolve(null);
+          }, store.timeoutMs);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      consuming.catch(() => undefined);
+    }
+  };
   const refused = (msBeforeNext: number): TakeResult => ({ allowed: false, remaining: 0, retryAfterMs: Math.max(1, msBeforeNext) });
   // Keys this process saw spend their budget, until their window ends (the store's in-memory block
   // does the same for take(); this answers the question without taking a point).
@@ -124,7 +173,7 @@ export function sharedLimiter(pool: pg.Pool | null, name: string, perMinute: num
     perMinute,
     take: async (key) => {
       try {
-        const r = await limiter.consume(key);
+        const r = (await fromStore(key)) ?? (await own.consume(key));
         if (r.remainingPoints === 0) spentUntil(key, r.msBeforeNext);
         return { allowed: true, remaining: r.remainingPoints, retryAfterMs: 0 };
       } catch (err) {

@@ -16,7 +16,9 @@ import {
   type LookupDocs,
   type OfferLineSource,
 } from './queries/lookup.js';
+import { candidatesOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from './queries/suggest.js';
 import type { BuyerReads } from './reads.js';
+import { readRetryingLeavingNode } from '../es/node-leaving.js';
 
 /**
  * The found documents' sources, with only `fields`. Only what is read is asked for: each doc
@@ -34,7 +36,7 @@ async function mgetSources<T>(es: Client, alias: string, ids: string[], fields: 
     else if ('_source' in d && d._source) out.push({ id: d._id, source: d._source });
   }
   if (failed.length === 0) return out;
-  if (!retry) throw new Error(`cart lookup documents failed: ${JSON.stringify(failed[0]!.error)}`);
+  if (!retry) throw new Error(`cart lookup documents failed: ${JSON.stringify(failed[0]!.error)}`, { cause: failed[0]!.error });
   await new Promise((r) => setTimeout(r, 100));
   const again = await mgetSources<T>(
     es,
@@ -64,15 +66,28 @@ async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): 
   });
   for (const d of res.docs) {
     // A failed get fails the read (Degraded Mode answers), never an offer with made-up counters.
-    if ('error' in d && d.error) throw new Error(`seller documents failed: ${JSON.stringify(d.error)}`);
+    if ('error' in d && d.error) throw new Error(`seller documents failed: ${JSON.stringify(d.error)}`, { cause: d.error });
     const id = parseDocId(d._id);
     if (id?.type === 'seller' && '_source' in d && d._source?.stats) out.set(id.sellerId, d._source.stats);
   }
   return out;
 }
 
-/** Buyer reads answered from Elasticsearch alone, through the alias. */
+/**
+ * Buyer reads answered from Elasticsearch alone, through the alias. A read whose node was leaving
+ * (node_closed, shutting down, connection reset) is asked once more of another node.
+ */
 export function indexReads(es: Client, alias: string): BuyerReads {
+  const reads = indexReadsOnce(es, alias);
+  // Every read, whatever its arguments (a read added to BuyerReads is covered as well).
+  const retrying = Object.entries(reads).map(([name, read]: [string, (...args: unknown[]) => Promise<unknown>]) => [
+    name,
+    (...args: unknown[]) => readRetryingLeavingNode(es, () => read(...args)),
+  ]);
+  return Object.fromEntries(retrying) as unknown as BuyerReads;
+}
+
+function indexReadsOnce(es: Client, alias: string): BuyerReads {
   return {
     async productPage(productId, q) {
       const header = { allow_partial_search_results: false };
@@ -95,7 +110,8 @@ export function indexReads(es: Client, alias: string): BuyerReads {
         hits?: { hits: { _source: { offer?: StoredOffer; product?: Product } }[] };
       }[];
       if (!offersRes || !productRes || offersRes.error || productRes.error) {
-        throw new Error(`product page query failed: ${JSON.stringify(offersRes?.error ?? productRes?.error ?? res)}`);
+        const error = offersRes?.error ?? productRes?.error;
+        throw new Error(`product page query failed: ${JSON.stringify(error ?? res)}`, { cause: error });
       }
       const stored = (offersRes.hits?.hits ?? []).map((h) => h._source.offer!);
       const stats = await sellerStatsOf(es, alias, stored);
@@ -113,6 +129,25 @@ export function indexReads(es: Client, alias: string): BuyerReads {
       }
       const res = await es.search({ index: alias, allow_partial_search_results: false, ...offerSearchBody(q, after) });
       return offerSearchPage(res, q);
+    },
+
+    async suggest(q) {
+      const body = suggestCandidatesBody(q);
+      if (body === null) return { completions: [], correction: null };
+      const found = await es.search({ index: alias, allow_partial_search_results: false, ...body });
+      const { ranked, toCount, listed } = candidatesOf(q, found as Parameters<typeof candidatesOf>[1]);
+      const counts =
+        toCount.length === 0
+          ? null
+          : await es.search({
+              index: alias,
+              allow_partial_search_results: false,
+              ...suggestCountsBody(
+                q,
+                toCount.map((c) => c.name),
+              ),
+            });
+      return suggestionsOf(q, ranked, toCount, listed, counts as Parameters<typeof suggestionsOf>[4]);
     },
 
     async lookup(body) {

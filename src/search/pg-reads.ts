@@ -1,4 +1,14 @@
-import { FACETS, type CartLine, type Facets, type LookupBody, type ProductQuery, type SearchItem, type SearchQuery } from '../contract/buyer.js';
+import {
+  FACETS,
+  type CartLine,
+  type Facets,
+  type LookupBody,
+  type ProductQuery,
+  type SearchItem,
+  type SearchQuery,
+  type Suggestions,
+  type SuggestQuery,
+} from '../contract/buyer.js';
 import { withTransaction, type Pool, type PoolClient } from '../db/pool.js';
 import {
   handoffStoreFacts,
@@ -11,7 +21,7 @@ import {
   skuFacts,
   variantsOfProducts,
 } from '../db/offer-source.js';
-import { productsNamedLike, searchAggregates, type FacetRow, type ResultRow, type SearchFilterParams } from '../db/fallback-source.js';
+import { namedProducts, productsNamedLike, searchAggregates, type FacetRow, type ResultRow, type SearchFilterParams } from '../db/fallback-source.js';
 import {
   cartSeller,
   handoffOfferDocs,
@@ -28,6 +38,8 @@ import { cartLines, type LookupDocs } from './queries/lookup.js';
 import { MAX_WINDOW } from './queries/product-offers.js';
 import { FACET_SIZE } from './queries/filters.js';
 import type { SearchPage } from './queries/search-result.js';
+import { CANDIDATE_NAMES, COUNTED_NAMES, scopedSearch } from './queries/suggest.js';
+import { compareCandidates, correctionOf, matchName, rankNames } from './suggest/match.js';
 import type { BuyerReads } from './reads.js';
 import { compareCodePoints, productSortKey, terms } from './text.js';
 
@@ -232,6 +244,41 @@ async function search(db: PoolClient, q: SearchQuery, after: string | null): Pro
   return { items, facets: facetsOf(facets), nextAfter };
 }
 
+/**
+ * Suggestions as the index path makes them (queries/suggest.ts), from PostgreSQL: the catalog
+ * products whose name matches the query, /search's own aggregate over them for the ones listed
+ * in the scope, their distinct names (the most products first, as the terms aggregation keeps
+ * them), ranked, and the best ones counted as /search?keyword=<name> would list them.
+ */
+async function suggest(db: PoolClient, q: SuggestQuery): Promise<Suggestions> {
+  const none: Suggestions = { completions: [], correction: null };
+  const qTerms = terms(q.q);
+  const filters = storableFilters(scopedSearch(q, q.q));
+  if (qTerms.length === 0 || filters === null) return none;
+  const matchesByName = new Map<string, boolean>();
+  const matching = (await namedProducts(db)).filter((p) => {
+    let m = matchesByName.get(p.name);
+    if (m === undefined) matchesByName.set(p.name, (m = matchName(qTerms, terms(p.name)) !== null));
+    return m;
+  });
+  if (matching.length === 0) return none;
+  const { results } = await searchAggregates(db, { productIds: matching.map((p) => p.productId), ...filters });
+  const listed = results.filter((r) => r.name !== null).map((r) => ({ name: r.name!, terms: new Set(terms(r.name!)) }));
+  const own = new Map<string, number>();
+  for (const r of listed) own.set(r.name, (own.get(r.name) ?? 0) + 1);
+  const top = [...own].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, CANDIDATE_NAMES);
+  const ranked = rankNames(qTerms, top);
+  const listedCount = (wanted: string[]) => listed.filter((r) => wanted.every((t) => r.terms.has(t))).length;
+  const counted = ranked
+    .slice(0, COUNTED_NAMES)
+    .map((c) => ({ ...c, productCount: listedCount(terms(c.name)) }))
+    .sort(compareCandidates);
+  return {
+    completions: counted.slice(0, q.limit).map((c) => ({ text: c.name, productCount: c.productCount })),
+    correction: listedCount(qTerms) > 0 ? null : correctionOf(ranked),
+  };
+}
+
 /** Cart lines from the same facts the indexer reads (`known`: the lines whose ids PostgreSQL can hold). */
 async function lookup(db: PoolClient, body: LookupBody, known: LookupBody['lines']): Promise<CartLine[]> {
   const rows = await nativeRows(
@@ -250,11 +297,12 @@ async function lookup(db: PoolClient, body: LookupBody, known: LookupBody['lines
   return cartLines(body.lines, docs);
 }
 
-/** The three buyer reads from PostgreSQL, each in one snapshot of its own. */
+/** The buyer reads from PostgreSQL, each in one snapshot of its own. */
 export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): BuyerReads {
   return {
     productPage: (productId, q) => inSnapshot(pool, opts, (db) => productPage(db, productId, q)),
     search: (q, after) => inSnapshot(pool, opts, (db) => search(db, q, after)),
+    suggest: (q) => inSnapshot(pool, opts, (db) => suggest(db, q)),
     lookup: async (body) => {
       if (body.lines.length === 0) return [];
       // Ids beyond int4 cannot be stored: such lines stay unknown (as the index answers them).

@@ -3,12 +3,13 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import type { Facets, SearchItem } from '../../src/contract/buyer.js';
 import { html } from 'htm/preact';
-import { getSearch } from '../api.js';
+import { getSearch, getSuggest, isAbort } from '../api.js';
 import { FACET_PARAMS, productHref, qs, searchHref, withParam, withValue } from '../routes.js';
 import { plural } from '../format.js';
 import { resultsShown } from '../timing.js';
 import { ErrorNotice, follow, Link, Money, ProductImage, type Shell } from './common.js';
 import { useAnswer } from './use-answer.js';
+import { suggestQuery } from './keyword-box.js';
 
 type FacetName = keyof typeof FACET_PARAMS;
 
@@ -42,6 +43,8 @@ interface Loaded {
   facets: Facets;
   nextCursor: string | null;
   apiMs: number;
+  /** A keyword that lists nothing: the spelling GET /search/suggest says lists products, if any. */
+  correction: string | null;
 }
 
 /** The first page of `query`, then `pages - 1` more through nextCursor (a reload or a shared link of a walk). */
@@ -54,6 +57,7 @@ async function loadPages(shell: Shell, query: URLSearchParams, pages: number, si
     facets: first.data.facets,
     nextCursor: first.data.nextCursor,
     apiMs: first.ms,
+    correction: first.data.items.length === 0 ? await correctionFor(query, signal) : null,
   };
   while (out.pages < pages && out.nextCursor) {
     const next = shell.onAnswer(await getSearch(qs(withParam(query, 'cursor', out.nextCursor)), signal));
@@ -63,6 +67,18 @@ async function loadPages(shell: Shell, query: URLSearchParams, pages: number, si
     out.apiMs += next.ms;
   }
   return out;
+}
+
+/** The correction of the query's keyword in its scope; null without one, or when suggestions cannot be had. */
+async function correctionFor(query: URLSearchParams, signal: AbortSignal): Promise<string | null> {
+  const ask = suggestQuery(query.get('keyword') ?? '', query);
+  if (ask === null) return null;
+  try {
+    return (await getSuggest(`${ask}&limit=1`, signal)).data.correction;
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    return null;
+  }
 }
 
 export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSearchParams; pages: number }) {
@@ -125,6 +141,11 @@ export function SearchView({ shell, query, pages }: { shell: Shell; query: URLSe
               : ''
         }
       </p>
+      ${
+        !busy &&
+        shown?.correction &&
+        html`<p class="did-you-mean">Did you mean <${Link} shell=${shell} href=${searchHref(withParam(query, 'keyword', shown.correction))}>${shown.correction}</${Link}>?</p>`
+      }
       ${error && html`<${ErrorNotice} error=${error} shell=${shell} onRetry=${answer.retry} />`}
       ${
         (shown ?? loaded) &&

@@ -1,5 +1,5 @@
 import type { Scenario } from './scenario.js';
-import { qs } from './app.js';
+import { ApiError, createBuyerClient, type SearchParams } from '../../clients/typescript/src/index.js';
 
 // A steady buyer load against a running API: searches with filters that follow their cursors,
 // product pages and 500-pair cart lookups, each kind in its own closed loop. It counts what a
@@ -28,11 +28,11 @@ const emptyStats = (): LoadStats => ({ requests: 0, fiveXx: 0, degraded: 0, othe
 export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20): BuyerLoad {
   let stats = emptyStats();
   let running = true;
-  const searches: Record<string, string | string[]>[] = [
+  const searches: SearchParams[] = [
     {},
-    { sort: 'name_desc', limit: '10' },
+    { sort: 'name_desc', limit: 10 },
     { condition: ['Near Mint', 'Damaged'] },
-    { language: ['English', 'Japanese'], limit: '5' },
+    { language: ['English', 'Japanese'], limit: 5 },
     { category: 'Magic: The Gathering', finish: ['Foil'] },
     { checkoutMode: 'manual' },
     { keyword: 'bolt' },
@@ -40,29 +40,27 @@ export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20
   const products = scenario.fixture.products.map((p) => p.productId);
   const pairs = scenario.fixture.listings.map((l) => ({ sellerId: l.sellerId, skuId: l.skuId }));
 
-  async function call(path: string, init?: RequestInit): Promise<{ nextCursor?: string | null } | null> {
+  // Every answer counts as the storefront saw it: no retries.
+  const client = createBuyerClient({ baseUrl, timeoutMs: 30_000, retry: { maxRetries: 0 } });
+
+  async function call<T>(what: string, read: () => Promise<T & { degraded: boolean }>): Promise<T | null> {
     await new Promise((r) => setTimeout(r, pauseMs));
     const t0 = performance.now();
     stats.requests += 1;
     try {
-      const res = await fetch(`${baseUrl}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
-      const body = (await res.json()) as { degraded?: boolean; data?: { nextCursor?: string | null } };
+      const answer = await read();
       stats.slowestMs = Math.max(stats.slowestMs, performance.now() - t0);
-      if (res.status >= 500) {
-        stats.fiveXx += 1;
-        if (stats.samples.length < 5) stats.samples.push(`${res.status} ${path}: ${JSON.stringify(body).slice(0, 200)}`);
-      } else if (res.status !== 200) {
-        stats.otherFailures += 1;
-        if (stats.samples.length < 5) stats.samples.push(`${res.status} ${path}: ${JSON.stringify(body).slice(0, 200)}`);
-      }
-      if (body.degraded === true) {
+      if (answer.degraded) {
         stats.degraded += 1;
-        if (stats.samples.length < 5) stats.samples.push(`degraded ${path} after ${Math.round(performance.now() - t0)} ms`);
+        if (stats.samples.length < 5) stats.samples.push(`degraded ${what} after ${Math.round(performance.now() - t0)} ms`);
       }
-      return res.status === 200 ? (body.data ?? null) : null;
+      return answer;
     } catch (err) {
-      stats.otherFailures += 1;
-      if (stats.samples.length < 5) stats.samples.push(`${path}: ${(err as Error).message}`);
+      stats.slowestMs = Math.max(stats.slowestMs, performance.now() - t0);
+      if (err instanceof ApiError && err.status >= 500) stats.fiveXx += 1;
+      else stats.otherFailures += 1;
+      const status = err instanceof ApiError ? `${err.status} ${err.code} ` : '';
+      if (stats.samples.length < 5) stats.samples.push(`${status}${what}: ${(err as Error).message.slice(0, 200)}`);
       return null;
     }
   }
@@ -71,22 +69,22 @@ export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20
     async () => {
       for (let i = 0; running; i++) {
         const q = searches[i % searches.length]!;
-        const first = await call(`/search${qs(q)}`);
+        const first = await call(`search ${JSON.stringify(q)}`, () => client.search(q));
         // The next page through the signed cursor, as a storefront's "more" does.
-        if (first?.nextCursor) await call(`/search${qs({ ...q, cursor: first.nextCursor })}`);
+        const cursor = first?.nextCursor;
+        if (cursor) await call(`search ${JSON.stringify(q)} page 2`, () => client.search({ ...q, cursor }));
       }
     },
     async () => {
-      for (let i = 0; running; i++) await call(`/products/${products[(i * 7) % products.length]}`);
+      for (let i = 0; running; i++) {
+        const productId = products[(i * 7) % products.length]!;
+        await call(`product ${productId}`, () => client.product(productId));
+      }
     },
     async () => {
       for (let i = 0; running; i++) {
         const start = (i * 97) % Math.max(1, pairs.length - 500);
-        await call('/lines/lookup', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ lines: pairs.slice(start, start + 500) }),
-        });
+        await call(`lookup of 500 from ${start}`, () => client.lookupLines(pairs.slice(start, start + 500)));
       }
     },
   ];

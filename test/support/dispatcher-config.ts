@@ -7,6 +7,7 @@ export function testDispatcherConfig(overrides: Partial<DispatcherConfig> = {}):
     retryDelaysMs: [100, 200],
     allowPrivateNetworks: true,
     concurrency: 16,
+    untriedConcurrency: 2,
     unhealthyConcurrency: 8,
     perEndpoint: 4,
     breakerFailures: 5,

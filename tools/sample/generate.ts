@@ -17,16 +17,16 @@ export interface Sample {
 
 export function createSample(listings: number, seed: number): Sample {
   const sizes = sampleSizes(listings);
-  const prices = new PriceBook(seed, sizes.skus);
+  const prices = new PriceBook(seed, sizes);
   return {
     seed,
     sizes,
     platform: { poBoxSuspended: false },
     *products() {
-      for (let id = 1; id <= sizes.products; id++) yield product(seed, id);
+      for (let id = 1; id <= sizes.products; id++) yield product(seed, sizes, id);
     },
     *skus() {
-      for (let id = 1; id <= sizes.products; id++) yield* skusOf(seed, id);
+      for (let id = 1; id <= sizes.products; id++) yield* skusOf(seed, sizes, id);
     },
     *sellers() {
       for (let id = 1; id <= sizes.sellers; id++) yield seller(seed, id);

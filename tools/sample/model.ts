@@ -1,5 +1,6 @@
 import type { FixtureHandoffStore, FixtureListing, FixtureProduct, FixtureSeller, FixtureSku } from '../../src/fixtures/schema.js';
 import { STORED_PREREQUISITES } from '../../src/fixtures/schema.js';
+import { cardNameCount, popularRank, rankedCardNames } from './names.js';
 import { Rng } from './prng.js';
 import {
   ARTISTS,
@@ -20,7 +21,7 @@ import {
 // space chosen by a per-seller permutation, so (seller, sku) pairs never repeat and nothing has
 // to be remembered while streaming millions of listings.
 
-const KIND = { product: 1, seller: 2, listing: 3, quota: 4, variant: 5, store: 6 } as const;
+const KIND = { product: 1, seller: 2, listing: 3, quota: 4, variant: 5, store: 6, names: 7 } as const;
 export const SKUS_PER_PRODUCT = 3;
 /** Sku ids at or above this are not in the catalog (unmatched listings / variants). */
 export const UNMATCHED_SKU_BASE = 50_000_000;
@@ -57,12 +58,26 @@ interface ProductSpec {
   basePrice: number;
 }
 
-function productSpec(seed: number, productId: number): ProductSpec {
+let covering: { seed: number; names: number; walk: (k: number) => number } | undefined;
+
+/**
+ * The rank of product `productId`'s card name. The first cardNameCount products take one name
+ * each (a seeded permutation), so the sample holds every name of its vocabulary; the rest draw by
+ * popularity, so a few names carry many products and the long tail few.
+ */
+function cardRank(seed: number, names: number, productId: number, r: Rng): number {
+  if (productId > names) return popularRank(r.next(), names);
+  if (covering?.seed !== seed || covering.names !== names) covering = { seed, names, walk: permutation(Rng.for(seed, KIND.names), names) };
+  return covering.walk(productId - 1);
+}
+
+function productSpec(seed: number, sizes: SampleSizes, productId: number): ProductSpec {
   const r = Rng.for(seed, KIND.product, productId);
-  const game = r.weighted(GAMES.map((g) => [g, g.weight] as const));
-  const set = r.pick(game.sets);
-  const sealed = r.chance(0.06);
+  const names = cardNameCount(sizes.products);
+  const sealed = productId > names && r.chance(0.06);
   if (sealed) {
+    const game = r.weighted(GAMES.map((g) => [g, g.weight] as const));
+    const set = r.pick(game.sets);
     return {
       game,
       sealed,
@@ -79,9 +94,10 @@ function productSpec(seed: number, productId: number): ProductSpec {
       },
     };
   }
+  const { name, game } = rankedCardNames()[cardRank(seed, names, productId, r)]!;
+  const set = r.pick(game.sets);
   const rarity = r.weighted(game.rarities);
   const tier = game.rarities.findIndex(([name]) => name === rarity);
-  const name = r.chance(0.5) ? r.pick(game.names) : `${r.pick(game.firsts)} ${r.pick(game.seconds)}`;
   return {
     game,
     sealed,
@@ -100,7 +116,7 @@ function productSpec(seed: number, productId: number): ProductSpec {
   };
 }
 
-export const product = (seed: number, productId: number): FixtureProduct => productSpec(seed, productId).product;
+export const product = (seed: number, sizes: SampleSizes, productId: number): FixtureProduct => productSpec(seed, sizes, productId).product;
 
 interface SkuSpec {
   sku: FixtureSku;
@@ -119,8 +135,8 @@ function allPrintings(spec: ProductSpec): Printing[] {
 }
 
 /** The three skus of a product (distinct printings), with a reference price each. */
-function skuSpecs(seed: number, productId: number): SkuSpec[] {
-  const spec = productSpec(seed, productId);
+function skuSpecs(seed: number, sizes: SampleSizes, productId: number): SkuSpec[] {
+  const spec = productSpec(seed, sizes, productId);
   const r = Rng.for(seed, KIND.product, productId, 1);
   const first = (productId - 1) * SKUS_PER_PRODUCT + 1;
   const seen = new Set<string>();
@@ -148,7 +164,7 @@ function skuSpecs(seed: number, productId: number): SkuSpec[] {
   return out;
 }
 
-export const skusOf = (seed: number, productId: number): FixtureSku[] => skuSpecs(seed, productId).map((s) => s.sku);
+export const skusOf = (seed: number, sizes: SampleSizes, productId: number): FixtureSku[] => skuSpecs(seed, sizes, productId).map((s) => s.sku);
 
 export const productOfSku = (skuId: number): number => Math.floor((skuId - 1) / SKUS_PER_PRODUCT) + 1;
 
@@ -158,15 +174,15 @@ export class PriceBook {
 
   constructor(
     private readonly seed: number,
-    skus: number,
+    private readonly sizes: SampleSizes,
   ) {
-    this.prices = new Int32Array(skus + 1);
+    this.prices = new Int32Array(sizes.skus + 1);
   }
 
   price(skuId: number): number {
     let p = this.prices[skuId]!;
     if (p === 0) {
-      for (const s of skuSpecs(this.seed, productOfSku(skuId))) this.prices[s.sku.skuId] = s.price;
+      for (const s of skuSpecs(this.seed, this.sizes, productOfSku(skuId))) this.prices[s.sku.skuId] = s.price;
       p = this.prices[skuId]!;
     }
     return p;

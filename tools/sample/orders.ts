@@ -41,7 +41,7 @@ export function browseEligible(s: FixtureSeller): boolean {
 /** The shops of a sample: every browse-eligible seller's shown offers, regenerated from the seed. */
 export function sampleShops(seed: number, sizes: SampleSizes): ShopFacts[] {
   const quotas = sellerQuotas(seed, sizes);
-  const prices = new PriceBook(seed, sizes.skus);
+  const prices = new PriceBook(seed, sizes);
   const shops: ShopFacts[] = [];
   let ordinal = 0;
   for (let id = 1; id <= sizes.sellers; id++) {

@@ -8,10 +8,8 @@ export interface Game {
   rarities: ReadonlyArray<readonly [string, number]>;
   finishes: ReadonlyArray<readonly [string, number]>;
   languages: ReadonlyArray<readonly [string, number]>;
+  /** The game's famous card names, most popular first; tools/sample/names.ts composes the rest. */
   names: readonly string[];
-  /** Name parts for cards beyond the famous ones: `${first} ${second}`. */
-  firsts: readonly string[];
-  seconds: readonly string[];
   sealed: readonly string[];
   collectorNumber: (setCode: string, setSize: number, n: number) => string;
 }
@@ -61,16 +59,17 @@ export const GAMES: readonly Game[] = [
     ],
     names: [
       'Lightning Bolt',
+      'Lightning Helix',
+      'Counterspell',
+      'Thoughtseize',
       'Æther Vial',
       "Lim-Dûl's Vault",
       'Jötun Grunt',
-      'Counterspell',
       'Dark Ritual',
       'Llanowar Elves',
       'Sol Ring',
       'Swords to Plowshares',
       'Brainstorm',
-      'Thoughtseize',
       'Tarmogoyf',
       'Snapcaster Mage',
       'Dandân',
@@ -101,22 +100,6 @@ export const GAMES: readonly Game[] = [
       'Karn Liberated',
       'Emrakul, the Aeons Torn',
     ],
-    firsts: [
-      'Ætherflame',
-      'Dûnwood',
-      'Skyward',
-      'Ashen',
-      'Vault-Born',
-      'Mirrodin',
-      "Kjeldor's",
-      'Thran',
-      'Stormcaller',
-      'Grim',
-      'Sunforged',
-      'Øyvind',
-      'Çirith',
-    ],
-    seconds: ['Sentinel', 'Ranger', 'Drake', 'Revenant', 'Alchemist', 'Behemoth', 'Oracle', 'Marauder', 'Familiar', 'Colossus', 'Hierophant', 'Wurm'],
     sealed: ['Play Booster Box', 'Collector Booster Box', 'Bundle', 'Commander Deck', 'Draft Booster Box'],
     collectorNumber: (_c, _s, n) => String(n),
   },
@@ -154,11 +137,14 @@ export const GAMES: readonly Game[] = [
       ['Korean', 3],
     ],
     names: [
+      'Charizard',
+      'Pikachu',
+      'Charmander',
+      'Charmeleon',
+      'Charizard ex',
       'Flabébé',
       'Floette',
       'Florges',
-      'Pikachu',
-      'Charizard ex',
       'Eevee',
       'Mr. Mime',
       "Farfetch'd",
@@ -177,8 +163,6 @@ export const GAMES: readonly Game[] = [
       "Professor's Research",
       "Boss's Orders",
     ],
-    firsts: ['Paldean', 'Galarian', 'Alolan', 'Hisuian', 'Radiant', 'Shiny', 'Ancient', "Team Rocket's"],
-    seconds: ['Wooper', 'Tauros', 'Vulpix', 'Growlithe', 'Snorlax', 'Gengar', 'Lucario', 'Dragonite', 'Mimikyu', 'Pokémon Catcher'],
     sealed: ['Booster Box', 'Elite Trainer Box', 'Booster Bundle', 'Premium Collection'],
     collectorNumber: (_c, size, n) => `${pad(n, 3)}/${size}`,
   },
@@ -225,8 +209,6 @@ export const GAMES: readonly Game[] = [
       'Red-Eyes B. Dragon',
       'Infinite Impermanence',
     ],
-    firsts: ['Cyber', 'Elemental HERO', 'Lightsworn', 'Fire King', 'Kashtira', 'Snake-Eye', 'Tenpai Dragon'],
-    seconds: ['Dragon', 'Avatar', 'Knight', 'Sorceress', 'Golem', 'Phoenix', 'Fenrir'],
     sealed: ['Booster Box', 'Structure Deck', 'Tin'],
     collectorNumber: (code, _s, n) => `${code}-EN${pad(n, 3)}`,
   },
@@ -266,16 +248,6 @@ export const GAMES: readonly Game[] = [
       'Be Prepared',
       "Ursula's Cauldron",
       'Tinker Bell - Giant Fairy',
-    ],
-    firsts: ['Moana', 'Hades', 'Rapunzel', 'Scar', 'Genie', 'Cruella De Vil', 'Pua'],
-    seconds: [
-      '- Of Motunui',
-      '- King of Olympus',
-      '- Gifted with Healing',
-      '- Fiery Usurper',
-      '- On the Job',
-      '- Miserable as Usual',
-      '- Potbellied Buddy',
     ],
     sealed: ['Booster Box', "Illumineer's Trove", 'Starter Deck'],
     collectorNumber: (_c, size, n) => `${n}/${size}`,
@@ -319,8 +291,6 @@ export const GAMES: readonly Game[] = [
       'Heart of Fyendal',
       'Crown of Seeds',
     ],
-    firsts: ["Rhinar's", "Dorinthea's", "Katsu's", "Bravo's", "Prism's", "Chane's"],
-    seconds: ['Reckless Swing', 'Steelblade Shunt', 'Whelming Gustwave', 'Crippling Crush', 'Soul Harvest', 'Blood Debt'],
     sealed: ['Booster Box', 'Blitz Deck', 'Armory Deck'],
     collectorNumber: (code, _s, n) => `${code}${pad(n, 3)}`,
   },

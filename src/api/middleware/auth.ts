@@ -26,7 +26,8 @@ const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid
  */
 export function sellerAuth(deps: AppDeps): RequestHandler {
   return async (req, _res, next) => {
-    // Per-address budgets first: a flood of bad keys is refused before it costs key lookups.
+    // The address's request budget first: it bounds the key lookups one address can cost. Its
+    // failure budget refuses only failures (address-limit.ts): a valid key is served.
     checkAddressBeforeAuth(deps, req);
     const failed = async () => {
       await recordAuthFailure(deps, req);

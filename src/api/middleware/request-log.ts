@@ -11,9 +11,15 @@ declare module 'http' {
   }
 }
 
-/** Level of the request's line: 5xx (or a response error) error, 4xx warn, else info. */
+// 401, 403 and 429 say someone is being refused: bad keys, a key used where it may not go, a
+// client over its limits (a probe, a brute force, a misconfigured platform), what an operator
+// watches for. Any other 4xx is a client's own mistake answered as designed (a bad parameter, an
+// unknown id): info like every other request line, or one scan fills the warnings.
+const REFUSALS = new Set([401, 403, 429]);
+
+/** Level of the request's line: 5xx (or a response error) error, 401/403/429 warn, else info. */
 export function levelOf(statusCode: number, err?: unknown): 'error' | 'warn' | 'info' {
-  return err || statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
+  return err || statusCode >= 500 ? 'error' : REFUSALS.has(statusCode) ? 'warn' : 'info';
 }
 
 /** The three request fields of every request log line. */

@@ -50,6 +50,17 @@ const operations: Operation[] = [
     errors: [400, 429, 503],
   },
   {
+    method: 'get',
+    path: '/search/suggest',
+    summary: 'Product names completing what a buyer types, typo-tolerant, with their /search totals, and a correction when the text lists nothing',
+    tag: 'buyer',
+    auth: false,
+    query: buyer.suggestQuerySchema,
+    response: buyer.suggestionsSchema,
+    degradable: true,
+    errors: [400, 429, 503],
+  },
+  {
     method: 'post',
     path: '/lines/lookup',
     summary: 'Cart line lookup: one result per (sellerId, skuId) pair, in request order',

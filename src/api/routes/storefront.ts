@@ -8,7 +8,8 @@ import type { RouteModule } from '../app.js';
 // The reference storefront (storefront/ at the repository's top: a client of the buyer API, not
 // part of it) served at `/`. Its TypeScript is bundled by esbuild in memory on the first request
 // (~0.2 s, once per process), so there is no build step and no artifact to go stale; the page
-// loads nothing from another origin (the Content-Security-Policy says so) except catalog images.
+// loads nothing from another origin (the Content-Security-Policy says so) except catalog images
+// from STOREFRONT_IMAGE_SOURCES.
 
 const SOURCE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../storefront');
 
@@ -36,19 +37,24 @@ async function bundle(): Promise<Assets> {
   return { html, css, js: out.outputFiles[0]!.text };
 }
 
-const POLICY = [
-  "default-src 'self'",
-  // Catalog images live wherever the catalog points; everything else is this origin's.
-  'img-src * data:',
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+/** The page's policy; `imageSources` are STOREFRONT_IMAGE_SOURCES (where catalog images may come from). */
+export function storefrontPolicy(imageSources: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    // Catalog images come only from the configured sources, so catalog data cannot make a buyer's
+    // browser contact any host it names; data: (the page's own empty icon) contacts none.
+    `img-src 'self' data: ${imageSources.join(' ')}`,
+    "script-src 'self'",
+    "style-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
 export const storefrontRoutes: RouteModule = (app, deps) => {
+  const policy = storefrontPolicy(deps.env.STOREFRONT_IMAGE_SOURCES);
   let assets: Promise<Assets> | null = null;
   const load = (): Promise<Assets> =>
     (assets ??= bundle().catch((err: unknown) => {
@@ -70,7 +76,7 @@ export const storefrontRoutes: RouteModule = (app, deps) => {
     };
   app.get(
     '/',
-    serve('html', (a) => a.html, { 'Content-Security-Policy': POLICY, 'Referrer-Policy': 'no-referrer' }),
+    serve('html', (a) => a.html, { 'Content-Security-Policy': policy, 'Referrer-Policy': 'no-referrer' }),
   );
   app.get(
     '/storefront/app.js',

@@ -1,6 +1,7 @@
 import { byCodeUnits, cardValues, sortByCodeUnits, type CardGroup } from './offer-groups.js';
 import { matchingOffers, searchItem } from './builders.js';
 import type { CardDoc, OfferDoc, ProductFields } from './model.js';
+import { nameGrams } from './name-grams.js';
 
 // Product cards (docs/search-design.md, "Keeping cards in step"): each product's shown offers
 // folded into one card document. The live indexer folds the offers of a few products and writes
@@ -191,6 +192,8 @@ export function cardDoc(f: CardFold): CardDoc {
     productId: item.productId,
     sortKey,
     nameTerms,
+    nameKey: item.name,
+    nameGrams: nameGrams(nameTerms),
     category,
     set,
     rarity,

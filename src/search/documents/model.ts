@@ -105,6 +105,10 @@ export interface SellerDoc {
 export interface CardDoc extends Omit<ProductFields, 'item'> {
   docType: 'card';
   productId: number;
+  /** The product's name as written: the suggestions' distinct names (a terms aggregation). */
+  nameKey: string | null;
+  /** The name terms' prefixes (name-grams.ts): suggestions' typo-tolerant prefix matching. */
+  nameGrams: string[];
   condition: string[];
   language: string[];
   finish: string[];

@@ -103,7 +103,7 @@ describe('health, readiness and PostgreSQL outages', () => {
 });
 
 describe('per-address limits before authentication, TRUST_PROXY', () => {
-  it('bad keys from one address run out of attempts: 429 with Retry-After before any key lookup', async () => {
+  it('bad keys from one address run out of attempts: 429 with Retry-After', async () => {
     const limited = testApp(api.ctx, { RATE_LIMIT_AUTH_FAILURES_PER_MIN: 5 });
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {

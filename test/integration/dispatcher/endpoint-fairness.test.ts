@@ -9,7 +9,7 @@ import { checkoutOrder } from '../../../src/orders/checkout.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { eventually } from '../../support/eventually.js';
-import { addSeller, attemptRows, insertEvents, newSecret, receiverSet, type Receiver, type TestEvent } from '../../support/outbox.js';
+import { addSeller, attemptRows, insertEvents, newSecret, receiverSet, type Received, type Receiver, type TestEvent } from '../../support/outbox.js';
 import { CUSTOMER } from '../../support/seller-api.js';
 import { MAPLE, seedSellerApi } from '../../support/seller-seed.js';
 import { dispatcherMetricsText } from '../../support/dispatcher-metrics.js';
@@ -71,11 +71,15 @@ async function allDelivered(): Promise<void> {
   );
 }
 
-/** Sellers 1000.. whose webhooks point at one receiver that never answers (a path each), each with `backlog` events. */
-async function hangingSellers(n: number, backlog: number): Promise<{ rx: Receiver; sellers: number[]; events: TestEvent[] }> {
+/**
+ * Sellers 1000.. whose webhooks point at one receiver that never answers (a path each), each with
+ * `backlog` events. New endpoints (untried), or `known` to hang: their last attempt got no answer.
+ */
+async function hangingSellers(n: number, backlog: number, known = false): Promise<{ rx: Receiver; sellers: number[]; events: TestEvent[] }> {
   const rx = await receiver(() => null);
   const sellers = Array.from({ length: n }, (_v, i) => 1000 + i);
   for (const s of sellers) await addSeller(ctx.pool, s, `${rx.url}/${s}`);
+  if (known) await ctx.pool.query(`UPDATE webhook_endpoint_health SET failures = 1, last_failure_at = now() WHERE seller_id = ANY($1::int[])`, [sellers]);
   const events = await insertEvents(
     ctx.pool,
     sellers.flatMap((sellerId) => Array.from({ length: backlog }, () => ({ sellerId }))),
@@ -163,6 +167,7 @@ async function expectHangingEventsKeptOnSchedule(events: readonly TestEvent[], r
 
 const fairnessConfig = {
   concurrency: 64,
+  untriedConcurrency: 8,
   unhealthyConcurrency: 16,
   perEndpoint: 4,
   timeoutMs: 1000,
@@ -202,8 +207,8 @@ describe('webhook delivery stays fair when endpoints hang', () => {
           `${attempts} attempts to the 40 hanging endpoints, at most ${hanging.rx.maxOpen} open at once`,
       );
       expect(p(0.99)).toBeLessThanOrEqual(1000);
-      // Endpoints not healthy never held more than their share of any dispatcher's slots.
-      expect(hanging.rx.maxOpen).toBeLessThanOrEqual(fairnessConfig.unhealthyConcurrency * dispatcherCount);
+      // Endpoints not healthy never held more than their shares of any dispatcher's slots.
+      expect(hanging.rx.maxOpen).toBeLessThanOrEqual((fairnessConfig.untriedConcurrency + fairnessConfig.unhealthyConcurrency) * dispatcherCount);
       // Each order's event arrived once and was recorded delivered at its first attempt.
       const ids = healthy.received.map((r) => String(r.headers['webhook-id']));
       expect(new Set(ids).size).toBe(ids.length);
@@ -222,7 +227,15 @@ describe('webhook delivery stays fair when endpoints hang', () => {
       return { status: 200 };
     });
     await addSeller(ctx.pool, 1, fine.url);
-    await dispatch({ concurrency: 8, unhealthyConcurrency: 2, perEndpoint: 4, timeoutMs: 2000, breakerFailures: 2, retryDelaysMs: [60_000] });
+    await dispatch({
+      concurrency: 8,
+      untriedConcurrency: 1,
+      unhealthyConcurrency: 2,
+      perEndpoint: 4,
+      timeoutMs: 2000,
+      breakerFailures: 2,
+      retryDelaysMs: [60_000],
+    });
     const [first] = await insertEvents(ctx.pool, [{ sellerId: 1 }]);
     await eventually(() => expect(arrivals.has(first!.eventId)).toBe(true), 10_000);
 
@@ -240,8 +253,68 @@ describe('webhook delivery stays fair when endpoints hang', () => {
     console.log(`[fairness, 12 dead endpoints, 8 slots] healthy commit-to-delivery: p50 ${pct(latencies, 0.5)} ms, max ${latencies.at(-1)} ms`);
     // Starved, an event would wait for a hanging attempt to time out (2 s) before it got a slot.
     expect(latencies.at(-1)).toBeLessThan(2000);
-    expect(hanging.rx.maxOpen).toBeLessThanOrEqual(2);
+    expect(hanging.rx.maxOpen).toBeLessThanOrEqual(1 + 2);
   });
+
+  for (const hangingKnown of [true, false])
+    it(`a new endpoint beside 40 endpoints that hang (${hangingKnown ? 'known to hang' : 'new too, once each has been tried'}) gets its events within 1 s of commit (p99), as a known healthy one does`, async () => {
+      const arrivals = new Map<string, number>();
+      const answer = (r: Received) => {
+        arrivals.set(String(r.headers['webhook-id']), r.at);
+        return { status: 200 };
+      };
+      const known = await receiver(answer);
+      await addSeller(ctx.pool, 1, known.url);
+      // Attempts that hang hold their slot for the whole timeout: waiting behind one would cost 5 s.
+      const config = { ...fairnessConfig, timeoutMs: 5000 };
+      await dispatch(config);
+      const [first] = await insertEvents(ctx.pool, [{ sellerId: 1 }]);
+      await eventually(() => expect(arrivals.has(first!.eventId)).toBe(true), 10_000);
+      await eventually(async () => expect((await health(1)).answered_at).not.toBeNull(), 10_000);
+
+      // 40 endpoints that hang, with backlogs: known to (their last attempt got no answer), or new
+      // and each tried once (in the untried share and the unhealthy share's room, a timeout a round).
+      // Their attempts then fill the unhealthy share and hang there.
+      const hanging = await hangingSellers(40, 10, hangingKnown);
+      await eventually(async () => expect((await endpointGauges(ctx.pool, config.breakerFailures)).byState.untried.endpoints).toBe(0), 60_000, 50);
+      await eventually(() => expect(hanging.rx.open).toBe(config.unhealthyConcurrency), 20_000, 20);
+
+      // A seller connects its webhook (nothing has answered at that URL yet) and sells, beside the known one.
+      const fresh = await receiver(answer);
+      await addSeller(ctx.pool, 2, fresh.url);
+      const committed: { eventId: string; sellerId: number; at: number }[] = [];
+      const started = Date.now();
+      for (let i = 0; i < 40; i++) {
+        const due = started + i * 40; // 25 a second for each seller
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+        const events = await insertEvents(ctx.pool, [{ sellerId: 2 }, { sellerId: 1 }]);
+        const at = Date.now();
+        committed.push(...events.map((e) => ({ eventId: e.eventId, sellerId: e.sellerId, at })));
+      }
+      await eventually(() => expect(committed.filter((c) => !arrivals.has(c.eventId))).toEqual([]), 30_000);
+      // The hanging endpoints were busy all along: their share stayed full.
+      expect(hanging.rx.open).toBeGreaterThanOrEqual(config.unhealthyConcurrency - 4);
+
+      const latency = (sellerId: number) =>
+        committed
+          .filter((c) => c.sellerId === sellerId)
+          .map((c) => arrivals.get(c.eventId)! - c.at)
+          .sort((a, b) => a - b);
+      const [newUrl, knownUrl] = [latency(2), latency(1)];
+      console.log(
+        `[fairness, 40 hanging endpoints, ${hangingKnown ? 'known' : 'new'}] commit-to-delivery p50 / p99 / max: new URL ${pct(newUrl, 0.5)} / ${pct(newUrl, 0.99)} / ${newUrl.at(-1)} ms, ` +
+          `known URL ${pct(knownUrl, 0.5)} / ${pct(knownUrl, 0.99)} / ${knownUrl.at(-1)} ms`,
+      );
+      expect(pct(newUrl, 0.99)).toBeLessThanOrEqual(1000);
+      expect(pct(knownUrl, 0.99)).toBeLessThanOrEqual(1000);
+      // The new endpoint answered: it is healthy, and each event was delivered at its first attempt.
+      expect((await health(2)).answered_at).not.toBeNull();
+      const { rows } = await ctx.pool.query<{ state: string; attempts: number; n: number }>(
+        `SELECT state, attempts, count(*)::int AS n FROM webhook_events WHERE seller_id = 2 GROUP BY 1, 2`,
+      );
+      expect(rows).toEqual([{ state: 'delivered', attempts: 1, n: 40 }]);
+      expect(hanging.rx.maxOpen).toBeLessThanOrEqual(config.unhealthyConcurrency + (hangingKnown ? 0 : config.untriedConcurrency));
+    });
 
   it('a hanging endpoint that answers again gets its backlog, in next_attempt_at order, and its breaker closes', async () => {
     let down = true;

@@ -149,6 +149,8 @@ describe('webhook dispatcher faults', () => {
     // Answers slow enough that the metrics read below still finds all four in flight on a loaded machine.
     const { rx } = await trackingReceiver(3000);
     await addSeller(ctx.pool, 1, rx.url);
+    // It has answered before (a new endpoint is tried one attempt at a time): its four slots are open.
+    await ctx.pool.query(`UPDATE webhook_endpoint_health SET answered_at = now() WHERE seller_id = 1`);
     const events = await insertEvents(
       ctx.pool,
       Array.from({ length: 4 }, () => ({ sellerId: 1 })),

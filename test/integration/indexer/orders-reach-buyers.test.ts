@@ -15,7 +15,8 @@ import type { LiveIndexer } from '../../../indexer/live.js';
 // ship, cancel, a partial cancel and a seller push at or after the order release them;
 // salesCount counts money orders not cancelled or refunded. Every change shows. Orders are
 // entered with plain SQL as a checkout would leave them (orders, order_lines, holds in one
-// transaction); the checkout function itself belongs to the orders issue.
+// transaction), so what is tested here is the indexer alone: checkout's own rules have tests
+// of their own (test/unit/orders, the seller API's order tests).
 
 let ctx: TestContext;
 let indexer: LiveIndexer;

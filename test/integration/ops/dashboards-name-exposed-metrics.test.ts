@@ -202,6 +202,10 @@ describe('ops/ alerts and dashboard', () => {
     expect(sample(indexer, 'indexer_commit_to_indexed_seconds_count')).toBeGreaterThanOrEqual(20);
     expect(sample(indexer, 'indexer_batch_changes_count')).toBeGreaterThanOrEqual(1);
     expect(sample(indexer, 'indexer_pending_changes')).toBe(0);
+    // The backlog per lane, read from the feed: the small lane is always there.
+    expect(sample(indexer, 'indexer_lane_pending_changes', { lane: 'small', seller: '' })).toBe(0);
+    expect(sample(indexer, 'indexer_lane_lag_seconds', { lane: 'small', seller: '' })).toBe(0);
+    expect(sample(indexer, 'indexer_batch_step_seconds_total', { step: 'bulk' })).toBeGreaterThan(0);
     expect(sample(indexer, 'indexer_bulk_failures_total')).toBe(0);
     expect(sample(indexer, 'indexer_quarantined_documents_total')).toBe(0);
     expect(sample(indexer, 'indexer_quarantined_documents')).toBe(0);
@@ -239,6 +243,23 @@ describe('ops/ alerts and dashboard', () => {
     }
   });
 
+  it('the indexer lag alerts read the lanes from the feed, and the burst alert names its seller', () => {
+    const rules = parse(read('ops/alerts.yml')) as {
+      groups: { rules: { alert: string; expr: string; annotations: { summary: string } }[] }[];
+    };
+    const byName = new Map(rules.groups.flatMap((g) => g.rules).map((r) => [r.alert, r]));
+    expect(metricNames(byName.get('IndexerLagAbove5Seconds')!.expr)).toEqual(['indexer_lane_lag_seconds']);
+    expect(byName.get('IndexerLagAbove5Seconds')!.expr).toContain('lane="small"');
+    const burst = byName.get('IndexerBurstLagAbove5Minutes')!;
+    expect(burst.expr).toMatch(/by \(seller\)/);
+    expect(burst.annotations.summary).toContain('{{ $labels.seller }}');
+    expect(metricNames(byName.get('IndexerBatchesFailing')!.expr)).toEqual(['indexer_errors_total']);
+    const dashboard = JSON.parse(read('ops/grafana-dashboard.json')) as { panels: { targets?: { expr: string }[] }[] };
+    const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+    expect(exprs).toContain('max by (lane, seller) (indexer_lane_lag_seconds)');
+    expect(exprs).toContain('max by (lane, seller) (indexer_lane_pending_changes)');
+  });
+
   it('the alerts the runbook promises are there, each with a runbook section', () => {
     const rules = parse(read('ops/alerts.yml')) as { groups: { rules: { alert: string; annotations: { runbook: string } }[] }[] };
     const runbook = read('docs/operations.md');
@@ -248,6 +269,8 @@ describe('ops/ alerts and dashboard', () => {
       expect.arrayContaining([
         'IndexerLagAbove5Seconds',
         'IndexerDocumentsQuarantined',
+        'IndexerBurstLagAbove5Minutes',
+        'IndexerBatchesFailing',
         'DegradedAnswersAbove1Percent',
         'SearchBreakerOpen',
         'WebhookOldestPendingAbove10Minutes',

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds, TokenBucketLimiter } from '../../../src/lib/rate-limiter.js';
+import net, { type AddressInfo } from 'node:net';
+import pg from 'pg';
+import { retryAfterSeconds, sharedLimiter, TokenBucketLimiter } from '../../../src/lib/rate-limiter.js';
 
 describe('TokenBucketLimiter', () => {
   it('allows a burst of perMinute, then refuses with the time until the next token', () => {
@@ -63,5 +65,34 @@ describe('TokenBucketLimiter', () => {
     expect(retryAfterSeconds(1000)).toBe(1);
     expect(retryAfterSeconds(1001)).toBe(2);
     expect(retryAfterSeconds(0)).toBe(1);
+  });
+});
+
+describe('sharedLimiter when its store fails or hangs', () => {
+  it("a store that refuses connections: this process's own budget answers, each take counted as an error fallback", async () => {
+    const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', max: 1 });
+    const reasons: string[] = [];
+    const l = sharedLimiter({ pool, timeoutMs: 5000, maxInFlight: 4, onFallback: (r) => reasons.push(r) }, 'unit-error', 2);
+    const takes = [await l.take('k'), await l.take('k'), await l.take('k')];
+    expect(takes.map((t) => t.allowed)).toEqual([true, true, false]);
+    expect(reasons).toEqual(['error', 'error', 'error']);
+    await pool.end();
+  });
+
+  it('a store that never answers: each take returns after timeoutMs, and takes beyond maxInFlight do not wait at all', async () => {
+    // Accepts connections and says nothing: a client waits for the server's greeting forever.
+    const sockets: net.Socket[] = [];
+    const silent = net.createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const { port } = silent.address() as AddressInfo;
+    const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${port}/none`, max: 1 });
+    const reasons: string[] = [];
+    const l = sharedLimiter({ pool, timeoutMs: 50, maxInFlight: 2, onFallback: (r) => reasons.push(r) }, 'unit-hang', 100);
+    const takes = await Promise.all([l.take('a'), l.take('b'), l.take('c'), l.take('d')]);
+    expect(takes.every((t) => t.allowed)).toBe(true);
+    expect(reasons.sort()).toEqual(['busy', 'busy', 'timeout', 'timeout']);
+    for (const s of sockets) s.destroy();
+    silent.close();
+    await pool.end().catch(() => undefined);
   });
 });

@@ -52,6 +52,7 @@ describe('OpenAPI document', () => {
       '/orders/{orderId}/fulfillment',
       '/products/{productId}',
       '/search',
+      '/search/suggest',
     ]);
   });
 
@@ -66,6 +67,10 @@ describe('OpenAPI document', () => {
     await check('/search', 'get', await request(app).get('/search?limit=3'));
     const someProduct = (await request(app).get('/search?limit=1')).body.data.items[0].productId;
     await check('/products/{productId}', 'get', await request(app).get(`/products/${someProduct}`));
+    const someName = (await request(app).get('/search?limit=1')).body.data.items[0].name as string;
+    const suggested = await request(app).get(`/search/suggest?q=${encodeURIComponent(someName.slice(0, 3))}`);
+    await check('/search/suggest', 'get', suggested);
+    expect(suggested.body.data.completions.length).toBeGreaterThan(0);
     await check(
       '/lines/lookup',
       'post',
@@ -83,12 +88,22 @@ describe('OpenAPI document', () => {
   it('documents query parameters with their bounds', () => {
     const params = doc.paths['/search'].get.parameters as { name: string; schema: Record<string, unknown> }[];
     expect(params.map((p) => p.name)).toEqual(expect.arrayContaining(['keyword', 'sellerCode', 'condition', 'sort', 'limit', 'cursor']));
+    const suggest = (
+      doc.paths['/search/suggest'].get.parameters as { name: string; in: string; required: boolean; schema: Record<string, unknown> }[]
+    ).filter((p) => p.in === 'query');
+    expect(suggest.map((p) => [p.name, p.required])).toEqual([
+      ['q', true],
+      ['limit', false],
+      ['category', false],
+      ['sellerCode', false],
+    ]);
+    expect(suggest[0]!.schema).toMatchObject({ minLength: 1, maxLength: 100 });
   });
 
   it('serves a docs page', async () => {
     const res = await request(app).get('/docs');
     expect(res.status).toBe(200);
-    expect(res.text).toContain('/openapi.json');
+    expect(res.text).toContain('/docs/assets/start.js');
     expect((await request(app).get('/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
   });
 });

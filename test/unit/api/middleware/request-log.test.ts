@@ -31,6 +31,12 @@ function appWithLog(level = 'info') {
     app.get('/bad', () => {
       throw new ApiError(400, 'INVALID_REQUEST', 'nope');
     });
+    app.get('/denied', () => {
+      throw new ApiError(401, 'UNAUTHORIZED', 'Missing or invalid API key');
+    });
+    app.get('/limited', () => {
+      throw new ApiError(429, 'RATE_LIMITED', 'slow down');
+    });
     app.get('/gone', () => {
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'later');
     });
@@ -76,16 +82,20 @@ describe('request log', () => {
     expect(lines[0]).toMatchObject({ req: { id: 'abc-123', url: '/ok' } });
   });
 
-  it('4xx warn, 5xx error with an err and "request errored"; unhandled errors logged with the request', async () => {
+  it('ordinary 4xx info, refusals (401, 429) warn, 5xx error with an err and "request errored"; unhandled errors logged with the request', async () => {
     const { app, lines } = appWithLog();
     await request(app).get('/bad').expect(400);
     await request(app).post('/nowhere').send({ a: 1 }).expect(404);
+    await request(app).get('/denied').expect(401);
+    await request(app).get('/limited').expect(429);
     await request(app).get('/gone').expect(503);
     const boom = await request(app).get('/boom').expect(500);
     await settle();
     const byUrl = (url: string) => lines.filter((l) => (l.req as { url: string }).url === url);
-    expect(byUrl('/bad')).toMatchObject([{ level: 40, res: { statusCode: 400 }, msg: 'request completed' }]);
-    expect(byUrl('/nowhere')).toMatchObject([{ level: 40, req: { method: 'POST' }, res: { statusCode: 404 }, msg: 'request completed' }]);
+    expect(byUrl('/bad')).toMatchObject([{ level: 30, res: { statusCode: 400 }, msg: 'request completed' }]);
+    expect(byUrl('/nowhere')).toMatchObject([{ level: 30, req: { method: 'POST' }, res: { statusCode: 404 }, msg: 'request completed' }]);
+    expect(byUrl('/denied')).toMatchObject([{ level: 40, res: { statusCode: 401 }, msg: 'request completed' }]);
+    expect(byUrl('/limited')).toMatchObject([{ level: 40, res: { statusCode: 429 }, msg: 'request completed' }]);
     const gone = byUrl('/gone');
     expect(gone).toMatchObject([
       { level: 50, res: { statusCode: 503 }, err: { type: 'Error', message: 'failed with status code 503' }, msg: 'request errored' },
@@ -97,12 +107,13 @@ describe('request log', () => {
     expect(b[1]).toMatchObject({ level: 50, res: { statusCode: 500 }, err: { message: 'failed with status code 500' } });
   });
 
-  it('below the logger level nothing is written', async () => {
+  it('below the logger level nothing is written: at warn, a scan of bad requests writes nothing, refusals do', async () => {
     const { app, lines } = appWithLog('warn');
     await request(app).get('/ok').expect(200);
-    await request(app).get('/bad').expect(400);
+    for (let i = 0; i < 20; i++) await request(app).get('/bad').expect(400);
+    await request(app).get('/denied').expect(401);
     await settle();
-    expect(lines.map((l) => (l.req as { url: string }).url)).toEqual(['/bad']);
+    expect(lines.map((l) => (l.req as { url: string }).url)).toEqual(['/denied']);
   });
 
   it('replaces an X-Request-Id that is too long or has unsafe characters', async () => {

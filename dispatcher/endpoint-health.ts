@@ -8,6 +8,15 @@ import type { FinishedAttempt } from './attempt.js';
 // batch of finished attempts into what each endpoint's health row must learn from it.
 
 /**
+ * Whether an attempt changes its endpoint's health row: any attempt to an endpoint not healthy
+ * when claimed, and an unanswered or slow one. The others (a healthy endpoint answering promptly
+ * again) change nothing.
+ */
+export function changesHealth(a: FinishedAttempt, slowMs: number): boolean {
+  return a.endpointState !== 'healthy' || a.statusCode === null || a.durationMs > slowMs;
+}
+
+/**
  * Per endpoint, in the order the attempts finished: whether any got an answer, how many got none
  * after the last answer, whether that answer was slow, and the probe that ended. Attempts to an
  * endpoint's earlier URL are left out (the row is about its current URL). Only endpoints the batch
@@ -31,7 +40,7 @@ export function endpointReports(attempts: readonly FinishedAttempt[], slowMs: nu
       report.failures += 1;
     }
     if (a.endpointState === 'breaker_open') report.probe = { eventId: a.eventId, attempt: a.attempt };
-    if (a.endpointState !== 'healthy' || a.statusCode === null || report.slow) r.news = true;
+    if (changesHealth(a, slowMs)) r.news = true;
   }
   return [...bySeller.values()]
     .filter((r) => r.news)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FinishedAttempt } from '../../../dispatcher/attempt.js';
-import { endpointReports } from '../../../dispatcher/breaker.js';
+import { changesHealth, endpointReports } from '../../../dispatcher/endpoint-health.js';
 
 // What a batch of finished attempts tells each endpoint's health row (the breaker's input).
 
@@ -60,5 +60,16 @@ describe('endpoint reports from a batch of attempts', () => {
   it('leaves out attempts sent to an endpoint URL that has since changed', () => {
     const reports = endpointReports([attempt(1, null), attempt(1, null), attempt(1, 200, { url: 'http://hooks.example/new' })], 5000);
     expect(reports).toEqual([{ sellerId: 1, url: 'http://hooks.example/new', answered: true, failures: 0, slow: false, probe: null }]);
+  });
+});
+
+describe('which attempts change their endpoint’s health row', () => {
+  it('any attempt to an endpoint not healthy when claimed, and an unanswered or slow one; not a healthy endpoint answering promptly', () => {
+    expect(changesHealth(attempt(1, 200, { endpointState: 'healthy' }), 5000)).toBe(false);
+    expect(changesHealth(attempt(1, 500, { endpointState: 'healthy' }), 5000)).toBe(false);
+    expect(changesHealth(attempt(1, 200, { endpointState: 'healthy', durationMs: 6000 }), 5000)).toBe(true);
+    expect(changesHealth(attempt(1, null, { endpointState: 'healthy' }), 5000)).toBe(true);
+    expect(changesHealth(attempt(1, 200, { endpointState: 'untried' }), 5000)).toBe(true);
+    expect(changesHealth(attempt(1, 200, { endpointState: 'degraded' }), 5000)).toBe(true);
   });
 });

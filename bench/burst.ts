@@ -1,0 +1,270 @@
+// One seller's burst beside everyone else's small changes (npm run bench:burst -- [--listings 200000]
+//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--keep]).
+//
+// One run, one machine, one sample:
+//  1. rebuild(): a full build of the sample into a fresh alias, timed: listings/s, the yardstick.
+//  2. The live indexer (`indexer/main.ts`, a child process) follows the change feed on that alias,
+//     with the API in this process (all routes). For 10 s one buyer searches (p99 "before").
+//  3. The burst: the platform seller with the most live listings reprices every one of them through
+//     POST /listings/bulk, 1,000 items a call, 4 calls at once. Meanwhile a second writer commits
+//     `rate` price changes a second of other sellers' listings (each followed to visibility through
+//     _search), and the buyer keeps searching. With --kills N the indexer is SIGKILLed N times,
+//     `kill-every` seconds apart from the burst's start, and started again at once.
+//  4. Reports: the burst's last change visible (every repriced listing's price found in the index
+//     through _search) after its first write; the live drain rate (listings / that time) against
+//     the rebuild's listings/s; the other sellers' commit-to-visible p50/p99 during the burst;
+//     buyer search p99 before and during; and no loss: every changed listing equals PostgreSQL.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createPool } from '../src/db/pool.js';
+import { createEsClient } from '../src/es/client.js';
+import { indexNames } from '../src/es/index-names.js';
+import { createLogger } from '../src/lib/logger.js';
+import { createApp } from '../src/api/app.js';
+import { routeModules } from '../src/api/routes/index.js';
+import { createServices } from '../src/services.js';
+import { issueApiKey } from '../src/db/api-keys.js';
+import { docId } from '../src/search/documents/model.js';
+import { rebuild } from '../indexer/rebuild.js';
+import { load, openWorld, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
+import { lagLine, startLiveWrites } from './live-writes.js';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  options: {
+    listings: { type: 'string', default: '200000' },
+    seed: { type: 'string', default: '3' },
+    db: { type: 'string' },
+    rate: { type: 'string', default: '20' },
+    kills: { type: 'string', default: '0' },
+    'kill-every': { type: 'string', default: '8' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const log = (m: string) => console.log(`[bench:burst] ${m}`);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const KILLS = Number(values.kills);
+const KILL_EVERY_MS = Number(values['kill-every']) * 1000;
+const CALL_ITEMS = 1000;
+const CALLS_AT_ONCE = 4;
+
+const world = await openWorld({ tag: 'burst', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
+const env = { ...world.env, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
+const prefix = `bench-${randomBytes(3).toString('hex')}`;
+const index = indexNames(prefix);
+const pool = createPool(env.DATABASE_URL, 8);
+pool.on('error', (err) => console.error(`idle database client error: ${err.message}`));
+const authPool = createPool(env.DATABASE_URL, 3);
+const es = createEsClient(env.ELASTICSEARCH_URL, 120_000);
+const summary: string[] = [];
+const say = (m: string) => {
+  summary.push(m);
+  log(m);
+};
+
+// The seller with the most live listings among those whose listings the API writes.
+const { rows: top } = await pool.query<{ seller_id: number; seller_code: string; n: number }>(
+  `SELECT s.seller_id, s.seller_code, count(*)::int AS n FROM listings l JOIN sellers s USING (seller_id)
+    WHERE l.deleted_at IS NULL AND l.match_status = 'matched' AND s.inventory_source = 'platform'
+    GROUP BY 1, 2 ORDER BY n DESC LIMIT 1`,
+);
+const big = top[0]!;
+const { rows: totalRows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM listings WHERE deleted_at IS NULL`);
+const totalListings = totalRows[0]!.n;
+
+const indexer = { child: null as ReturnType<typeof spawnIndexer>['child'] | null };
+const batches: IndexerBatch[] = [];
+const startIndexer = () => {
+  const spawned = spawnIndexer(root, { DATABASE_URL: env.DATABASE_URL, ELASTICSEARCH_URL: env.ELASTICSEARCH_URL, INDEX_PREFIX: prefix }, log);
+  indexer.child = spawned.child;
+  // The batches of every run of the indexer, in one list.
+  spawned.batches.push = (...b: IndexerBatch[]) => batches.push(...b);
+};
+const stopIndexer = async (signal: NodeJS.Signals) => {
+  const c = indexer.child;
+  if (!c || c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill(signal);
+  await exited;
+};
+
+try {
+  // ---- 1. the rebuild, the yardstick ----
+  const t0 = performance.now();
+  const r = await rebuild({ pool, es, index, logger: createLogger('silent') });
+  const rebuildS = (performance.now() - t0) / 1000;
+  const rebuildRate = totalListings / rebuildS;
+  say(`rebuild(): ${totalListings} listings (${r.docs} docs) in ${rebuildS.toFixed(1)} s = ${Math.round(rebuildRate)} listings/s; ${load()}`);
+
+  // ---- 2. the live indexer, the API, a buyer ----
+  startIndexer();
+  const { key } = await issueApiKey(pool, big.seller_code, 'bench burst');
+  const infra = { env, pool, authPool, es, index, logger: createLogger('silent') };
+  const services = createServices(infra, { warm: { enabled: false } });
+  const server = createApp({ ...infra, services }, routeModules).listen(0);
+  await new Promise((ok) => server.once('listening', ok));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await sleep(3000);
+
+  const searches: { at: number; ms: number }[] = [];
+  let buyerOn = true;
+  const words = ['dragon', 'shadow', 'knight', 'fire', 'angel', 'storm', 'goblin', 'sword'];
+  const buyer = (async () => {
+    for (let i = 0; buyerOn; i++) {
+      const s = performance.now();
+      const res = await fetch(`${base}/search?keyword=${words[i % words.length]}`);
+      await res.arrayBuffer();
+      searches.push({ at: s, ms: performance.now() - s });
+      await sleep(50);
+    }
+  })();
+  await sleep(10_000);
+
+  // ---- 3. the burst, beside other sellers' writes ----
+  const { rows: burstRows } = await pool.query<{ sku_id: number; price: number }>(
+    `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched' ORDER BY sku_id`,
+    [big.seller_id],
+  );
+  const newPrice = new Map(burstRows.map((l) => [l.sku_id, l.price > 100 ? l.price - 1 : l.price + 1]));
+  const others = await startLiveWrites({
+    databaseUrl: env.DATABASE_URL,
+    pool,
+    es,
+    alias: index.alias,
+    rate: Number(values.rate),
+    sampleEvery: 1,
+    excludeSeller: big.seller_id,
+    log,
+  });
+  const burstStart = performance.now();
+  const batchesBefore = batches.length;
+  const kills = (async () => {
+    for (let k = 1; k <= KILLS; k++) {
+      await sleep(burstStart + k * KILL_EVERY_MS - performance.now());
+      await stopIndexer('SIGKILL');
+      log(`indexer SIGKILLed ${((performance.now() - burstStart) / 1000).toFixed(1)} s into the burst; started again`);
+      startIndexer();
+    }
+  })();
+  const calls: number[][] = [];
+  for (let i = 0; i < burstRows.length; i += CALL_ITEMS) calls.push(burstRows.slice(i, i + CALL_ITEMS).map((l) => l.sku_id));
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CALLS_AT_ONCE }, async () => {
+      while (next < calls.length) {
+        const skus = calls[next++]!;
+        const res = await fetch(`${base}/listings/bulk`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ items: skus.map((skuId) => ({ op: 'upsert', skuId, price: newPrice.get(skuId) })) }),
+        });
+        if (res.status !== 200) throw new Error(`POST /listings/bulk: HTTP ${res.status} ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  const writtenS = (performance.now() - burstStart) / 1000;
+  log(`burst written: ${burstRows.length} listings in ${writtenS.toFixed(1)} s = ${Math.round(burstRows.length / writtenS)} items/s; ${load()}`);
+
+  // The burst is visible when a search finds every repriced listing at its new price.
+  const ids = burstRows.map((l) => docId.native(big.seller_id, l.sku_id));
+  const want = new Map(burstRows.map((l) => [docId.native(big.seller_id, l.sku_id), newPrice.get(l.sku_id)]));
+  let left = ids;
+  let visibleS = NaN;
+  while (left.length > 0) {
+    const still: string[] = [];
+    for (let i = 0; i < left.length; i += 5000) {
+      const chunk = left.slice(i, i + 5000);
+      const res = await es.search({
+        index: index.alias,
+        size: chunk.length,
+        query: { ids: { values: chunk } },
+        _source: false,
+        docvalue_fields: ['price'],
+        filter_path: ['hits.hits._id', 'hits.hits.fields'],
+      });
+      const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
+      for (const id of chunk) if (got.get(id) !== want.get(id)) still.push(id);
+    }
+    if (Math.floor((performance.now() - burstStart) / 10_000) !== Math.floor((performance.now() - burstStart - 600) / 10_000))
+      log(`${still.length} listings not visible yet`);
+    left = still;
+    if (left.length === 0) visibleS = (performance.now() - burstStart) / 1000;
+    else await sleep(500);
+    if (performance.now() - burstStart > 600_000) throw new Error(`burst not visible after 600 s: ${left.length} listings behind`);
+  }
+  await kills;
+  const duringEnd = performance.now();
+  const drained = batches.slice(batchesBefore);
+  const o = await others.stop();
+  buyerOn = false;
+  await buyer;
+
+  // ---- 4. figures ----
+  const drainRate = burstRows.length / visibleS;
+  const target = burstRows.length / (0.5 * rebuildRate) + 5;
+  say(
+    `burst: seller ${big.seller_id} (${burstRows.length} listings) repriced in ${writtenS.toFixed(1)} s through POST /listings/bulk; ` +
+      `last change visible ${visibleS.toFixed(1)} s after the first write (target <= ${target.toFixed(1)} s); ${load()}`,
+  );
+  say(
+    `live drain ${Math.round(drainRate)} listings/s = ${(drainRate / rebuildRate).toFixed(2)} of the rebuild's ${Math.round(rebuildRate)} listings/s (target >= 0.5)`,
+  );
+  // Where the batches' time went while the burst drained (reads overlap the bulk in flight).
+  const steps: Record<string, number> = {};
+  for (const b of drained) for (const [k, v] of Object.entries(b.steps ?? {})) steps[k] = (steps[k] ?? 0) + v;
+  const wall = drained.reduce((a, b) => a + b.ms, 0);
+  say(
+    `batches while draining: ${drained.length}, ${drained.reduce((a, b) => a + b.changes, 0)} changes, ${drained.reduce((a, b) => a + b.docs, 0)} docs, ` +
+      `${(wall / 1000).toFixed(1)} s; steps (s): ${Object.entries(steps)
+        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
+        .join(', ')}`,
+  );
+  say(`other sellers during the burst: ${lagLine(o)} (target p99 <= 2000 ms)`);
+  const p99 = (xs: { ms: number }[]) =>
+    pct(
+      xs.map((s) => s.ms).sort((a, b) => a - b),
+      0.99,
+    );
+  const before = searches.filter((s) => s.at < burstStart);
+  const during = searches.filter((s) => s.at >= burstStart && s.at < duringEnd);
+  say(
+    `buyer search p99: before ${p99(before).toFixed(0)} ms (${before.length}), during ${p99(during).toFixed(0)} ms (${during.length}) = ` +
+      `${(p99(during) / p99(before)).toFixed(2)}x (target <= 1.5x)`,
+  );
+  // No loss: every listing of the burst equals PostgreSQL (the other sellers' are in lagLine).
+  const { rows: now } = await pool.query<{ sku_id: number; price: number }>(
+    `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched'`,
+    [big.seller_id],
+  );
+  const pgPrice = new Map(now.map((l) => [docId.native(big.seller_id, l.sku_id), l.price]));
+  let lost = 0;
+  for (let i = 0; i < ids.length; i += 5000) {
+    const chunk = ids.slice(i, i + 5000);
+    const res = await es.search({
+      index: index.alias,
+      size: chunk.length,
+      query: { ids: { values: chunk } },
+      _source: false,
+      docvalue_fields: ['price'],
+      filter_path: ['hits.hits._id', 'hits.hits.fields'],
+    });
+    const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
+    for (const id of chunk) if (got.get(id) !== pgPrice.get(id)) lost += 1;
+  }
+  say(
+    `no loss: ${ids.length - lost} of ${ids.length} burst listings and ${o.checked - o.differ} of ${o.checked} other changed listings equal PostgreSQL; ${KILLS} SIGKILLs`,
+  );
+  await new Promise((ok) => server.close(ok));
+  await services.stop();
+} finally {
+  await stopIndexer('SIGTERM');
+  await es.indices.delete({ index: `${prefix}*` }, { ignore: [404] }).catch(() => undefined);
+  await Promise.allSettled([pool.end(), authPool.end()]);
+  await es.close();
+  if (world.created && !values.keep) await world.drop();
+  console.log(`\n${summary.join('\n')}`);
+}

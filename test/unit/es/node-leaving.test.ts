@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { Client, errors } from '@elastic/elasticsearch';
+import { isNodeLeaving, readRetryingLeavingNode } from '../../../src/es/node-leaving.js';
+
+// What a node leaving the cluster answers, and the one retry of a read on another node.
+
+function responseError(body: unknown, statusCode = 500, connection?: { id: string }): Error {
+  return new errors.ResponseError({
+    body,
+    statusCode,
+    headers: {},
+    warnings: null,
+    meta: { connection: connection && { id: connection.id } },
+  } as unknown as ConstructorParameters<typeof errors.ResponseError>[0]);
+}
+
+const nodeClosedSearch = {
+  error: {
+    root_cause: [{ type: 'node_closed_exception', reason: 'node closed {es-2}{aB3}' }],
+    type: 'search_phase_execution_exception',
+    reason: 'all shards failed',
+    failed_shards: [{ shard: 0, index: 'mp-market-1', reason: { type: 'node_closed_exception', reason: 'node closed {es-2}{aB3}' } }],
+  },
+  status: 500,
+};
+
+describe('isNodeLeaving', () => {
+  it('a search failed by node_closed, a node shutting down, a dropped connection: leaving', () => {
+    expect(isNodeLeaving(responseError(nodeClosedSearch))).toBe(true);
+    expect(isNodeLeaving(responseError({ error: { type: 'illegal_state_exception', reason: 'node is shutting down' }, status: 500 }))).toBe(true);
+    expect(isNodeLeaving(new errors.ConnectionError('read ECONNRESET'))).toBe(true);
+    // An _msearch item's or _mget doc's error, carried as the cause of the read's error.
+    expect(isNodeLeaving(new Error('product page query failed', { cause: nodeClosedSearch.error }))).toBe(true);
+    expect(
+      isNodeLeaving(new Error('cart lookup documents failed', { cause: { type: 'node_disconnected_exception', reason: '[es-2] disconnected' } })),
+    ).toBe(true);
+  });
+
+  it('a bad query, a missing index, a red index, a timeout and plain errors: not leaving', () => {
+    expect(isNodeLeaving(responseError({ error: { type: 'parsing_exception', reason: 'unknown query [nope]' }, status: 400 }, 400))).toBe(false);
+    expect(isNodeLeaving(responseError({ error: { type: 'index_not_found_exception', reason: 'no such index [x]' }, status: 404 }, 404))).toBe(false);
+    expect(
+      isNodeLeaving(
+        responseError({
+          error: { type: 'search_phase_execution_exception', reason: 'all shards failed', root_cause: [{ type: 'no_shard_available_action_exception' }] },
+        }),
+      ),
+    ).toBe(false);
+    expect(isNodeLeaving(new errors.TimeoutError('Request timed out'))).toBe(false);
+    expect(isNodeLeaving(new errors.ConnectionError('connect ECONNREFUSED 127.0.0.1:9200'))).toBe(false);
+    expect(isNodeLeaving(new Error('product page query failed', { cause: { type: 'parsing_exception', reason: 'x' } }))).toBe(false);
+    expect(isNodeLeaving('node closed')).toBe(false);
+  });
+});
+
+describe('readRetryingLeavingNode', () => {
+  const cluster = () => new Client({ nodes: ['http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3'] });
+
+  it('a read answered node_closed is asked once more, with the node that answered marked dead', async () => {
+    const es = cluster();
+    const leaving = es.connectionPool.connections[1]!;
+    const weight = (leaving as unknown as { weight: number }).weight;
+    let calls = 0;
+    const out = await readRetryingLeavingNode(es, async () => {
+      calls++;
+      if (calls === 1) throw responseError(nodeClosedSearch, 500, leaving);
+      return 'answer';
+    });
+    expect({ out, calls }).toEqual({ out: 'answer', calls: 2 });
+    expect((leaving as unknown as { weight: number }).weight).toBeLessThan(weight);
+    await es.close();
+  });
+
+  it('only once: a second node_closed fails the read, and other errors are not retried', async () => {
+    const es = cluster();
+    let calls = 0;
+    await expect(
+      readRetryingLeavingNode(es, async () => {
+        calls++;
+        throw responseError(nodeClosedSearch);
+      }),
+    ).rejects.toThrow();
+    expect(calls).toBe(2);
+    calls = 0;
+    await expect(
+      readRetryingLeavingNode(es, async () => {
+        calls++;
+        throw responseError({ error: { type: 'parsing_exception', reason: 'x' } }, 400);
+      }),
+    ).rejects.toThrow();
+    expect(calls).toBe(1);
+    await es.close();
+  });
+
+  it('on one node there is no other to ask: no retry', async () => {
+    const es = new Client({ node: 'http://127.0.0.1:1' });
+    let calls = 0;
+    await expect(
+      readRetryingLeavingNode(es, async () => {
+        calls++;
+        throw responseError(nodeClosedSearch);
+      }),
+    ).rejects.toThrow();
+    expect(calls).toBe(1);
+    await es.close();
+  });
+});

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { suggestQuerySchema } from '../../../../src/contract/buyer.js';
+import { candidatesOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from '../../../../src/search/queries/suggest.js';
+
+const q = (input: Record<string, string>) => suggestQuerySchema.parse(input);
+
+describe('the candidate request', () => {
+  it('fuzzy whole terms, then the last term as a fuzzy prefix on the grams, over cards in scope', () => {
+    expect(suggestCandidatesBody(q({ q: 'Lightnig bolt', category: 'Magic', sellerCode: 'maple' }))).toEqual({
+      size: 0,
+      track_total_hits: false,
+      query: {
+        bool: {
+          filter: [
+            { term: { docType: 'card' } },
+            { term: { category: 'Magic' } },
+            { term: { sellerCode: 'maple' } },
+            { fuzzy: { nameTerms: { value: 'lightnig', fuzziness: 2, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+            { fuzzy: { nameGrams: { value: 'bolt', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+          ],
+        },
+      },
+      aggs: {
+        names: { terms: { field: 'nameKey', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+        listed: { filter: { bool: { filter: [{ term: { nameTerms: 'lightnig' } }, { term: { nameTerms: 'bolt' } }] } } },
+      },
+    });
+  });
+
+  it('fuzziness by length: none to 3 characters, one from 4, two from 7; short last terms are plain prefixes', () => {
+    const clauses = (text: string) =>
+      ((suggestCandidatesBody(q({ q: text }))!.query as { bool: { filter: unknown[] } }).bool.filter as unknown[]).slice(1);
+    expect(clauses('abc cha')).toEqual([{ term: { nameTerms: 'abc' } }, { prefix: { nameTerms: 'cha' } }]);
+    expect(clauses('glem char')).toEqual([
+      { fuzzy: { nameTerms: { value: 'glem', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+      { fuzzy: { nameGrams: { value: 'char', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+    ]);
+    expect(clauses('charz')).toEqual([
+      { fuzzy: { nameGrams: { value: 'charz', fuzziness: 1, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+    ]);
+    expect(clauses('thoughtsieze')).toEqual([
+      { fuzzy: { nameGrams: { value: 'thoughtsieze', fuzziness: 2, transpositions: true, prefix_length: 0, max_expansions: 50 } } },
+    ]);
+  });
+
+  it('is no request when the text has no letter or digit', () => {
+    expect(suggestCandidatesBody(q({ q: '!?' }))).toBeNull();
+  });
+});
+
+describe('the count request', () => {
+  it("one filter per name: /search's keyword clauses for it, over the cards in scope", () => {
+    expect(suggestCountsBody(q({ q: 'char', sellerCode: 'birch' }), ['Charizard', 'Dark Charizard'])).toEqual({
+      size: 0,
+      track_total_hits: false,
+      query: { bool: { filter: [{ term: { docType: 'card' } }, { term: { sellerCode: 'birch' } }] } },
+      aggs: {
+        counts: {
+          filters: {
+            filters: [
+              { bool: { filter: [{ term: { nameTerms: 'charizard' } }] } },
+              { bool: { filter: [{ term: { nameTerms: 'dark' } }, { term: { nameTerms: 'charizard' } }] } },
+            ],
+          },
+        },
+      },
+    });
+  });
+});
+
+describe('the answer', () => {
+  it('reranks the counted candidates by the /search totals and corrects only what lists nothing', () => {
+    const query = q({ q: 'charzard', limit: '2' });
+    const { ranked, toCount, listed } = candidatesOf(query, {
+      aggregations: {
+        names: {
+          buckets: [
+            { key: 'Charizard ex', doc_count: 2 },
+            { key: 'Charizard', doc_count: 1 },
+            { key: 'Charmander', doc_count: 1 }, // not within budget: dropped
+          ],
+        },
+        listed: { doc_count: 0 },
+      },
+    });
+    // Before counting, a name's own products order equals.
+    expect(toCount.map((c) => c.name)).toEqual(['Charizard ex', 'Charizard']);
+    const counts = { aggregations: { counts: { buckets: [{ doc_count: 2 }, { doc_count: 3 }] } } };
+    expect(suggestionsOf(query, ranked, toCount, listed, counts)).toEqual({
+      completions: [
+        { text: 'Charizard', productCount: 3 },
+        { text: 'Charizard ex', productCount: 2 },
+      ],
+      correction: 'Charizard',
+    });
+    expect(suggestionsOf(query, ranked, toCount, 1, counts).correction).toBeNull();
+  });
+});
