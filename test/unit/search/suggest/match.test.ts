@@ -94,4 +94,10 @@ describe('display terms and grams', () => {
     expect(nameGrams('ex charizard ex')).toEqual(['char', 'chari', 'chariz', 'chariza', 'charizar', 'charizard']);
     expect(nameGrams('')).toEqual([]);
   });
+
+  it('grams stop at 102 code points, however long the term', () => {
+    const grams = nameGrams(`bolt ${'é'.repeat(40_000)}`);
+    expect(grams).toHaveLength(1 + 99);
+    expect(Array.from(grams[grams.length - 1]!)).toHaveLength(102);
+  });
 });
