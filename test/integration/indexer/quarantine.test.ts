@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import request from 'supertest';
+import { parse } from 'yaml';
 import type { Express } from 'express';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { eventually } from '../../support/eventually.js';
@@ -42,6 +44,15 @@ const offersOf = async (productId: number) =>
 const searchIds = async (keyword: string) =>
   ((await request(app).get(`/search?keyword=${encodeURIComponent(keyword)}`)).body.data.items as { productId: number }[]).map((i) => i.productId);
 const reaches = async (check: () => Promise<void>) => void (await eventually(check, 240_000, 100));
+/** The threshold of an alert rule of the form `<selector expression> > N` (ops/alerts.yml). */
+const alertThreshold = (alert: string, expr: RegExp) => {
+  const rules = (
+    parse(readFileSync(path.join(root, 'ops/alerts.yml'), 'utf8')) as { groups: { rules: { alert?: string; expr: string }[] }[] }
+  ).groups.flatMap((g) => g.rules);
+  const rule = rules.find((r) => r.alert === alert);
+  expect(rule?.expr.trim()).toMatch(expr);
+  return Number(/> (\d+)$/.exec(rule!.expr.trim())![1]);
+};
 const exposed = async (name: string) => {
   const line = (await registry.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.split(' ')[1]);
@@ -146,16 +157,30 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
     expect(await exposed('indexer_quarantined_documents')).toBe(0);
   }, 420_000);
 
-  it('a write block fails batches and quarantines nothing; nothing is lost once it is lifted', async () => {
+  it('a write block fails batches and quarantines nothing, the lag and failure alerts’ expressions see it; nothing is lost once it is lifted', async () => {
+    const lagAbove = alertThreshold('IndexerLagAbove5Seconds', /^max by \(lane\) \(indexer_lane_lag_seconds\{lane="small"\}\) > \d+$/);
+    const failingAbove = alertThreshold('IndexerBatchesFailing', /^sum\(increase\(indexer_errors_total\[5m\]\)\) > \d+$/);
     const [concrete] = await indicesBehind(ctx.es, ctx.index.alias);
     const failuresBefore = indexer.metrics.bulkFailures;
+    const errorsBefore = (await exposed('indexer_errors_total'))!;
     const quarantinedBefore = indexer.metrics.quarantined;
     await ctx.es.indices.putSettings({ index: concrete!, settings: { 'index.blocks.write': true } });
+    const blockedAt = Date.now();
     try {
       await ctx.pool.query(`UPDATE listings SET price = 270 WHERE seller_id = 7 AND sku_id = 1001`);
       await ctx.pool.query(`UPDATE listings SET price = 310 WHERE seller_id = 7 AND sku_id = 2001`);
       // Retried, not quarantined: at least two failed attempts, and the table stays empty.
       await eventually(() => expect(indexer.metrics.bulkFailures).toBeGreaterThanOrEqual(failuresBefore + 2), 60_000, 50);
+      // What the alert rules read, as exposed, goes past their thresholds while every batch fails.
+      await eventually(
+        async () => {
+          expect(await exposed('indexer_lane_lag_seconds{lane="small",seller=""}')).toBeGreaterThan(lagAbove);
+          expect((await exposed('indexer_errors_total'))! - errorsBefore).toBeGreaterThan(failingAbove);
+        },
+        120_000,
+        100,
+      );
+      console.log(`[quarantine] write block: both alert expressions true ${Date.now() - blockedAt} ms after it began`);
       expect(await quarantinedDocuments(ctx.pool)).toEqual([]);
       expect(indexer.metrics.quarantined).toBe(quarantinedBefore);
       expect(await offersOf(101)).toMatchObject([{ price: 260 }]);
