@@ -22,7 +22,7 @@ export interface WarmRequest {
   readonly key: string;
 }
 
-/** The key the route's `service.call('search', q, after)` gets for a first page (no cursor: after = null). */
+/** The key the route's `service.search(q, after)` gets for a first page (no cursor: after = null). */
 export function searchKey(q: SearchQuery): string {
   return requestKey('search', [q, null]);
 }

@@ -32,16 +32,16 @@ describe('degraded answers by cause', () => {
   it('counts a timeout, an index error and an open breaker, each by what answered', async () => {
     const { mode: m, service, set } = setup();
     const q = { limit: 50, offset: 0 } as never;
-    await service.call('productPage', 1, q); // kept in the last-good cache
+    await service.productPage(1, q); // kept in the last-good cache
     set('hang');
-    expect((await service.call('productPage', 1, q)).degraded).toBe(true); // cache
+    expect((await service.productPage(1, q)).degraded).toBe(true); // cache
     set('es-timeout');
-    expect((await service.call('productPage', 2, q)).degraded).toBe(true); // fallback
+    expect((await service.productPage(2, q)).degraded).toBe(true); // fallback
     set('fail');
-    expect((await service.call('productPage', 3, q)).degraded).toBe(true); // fallback; the breaker opens
+    expect((await service.productPage(3, q)).degraded).toBe(true); // fallback; the breaker opens
     expect(m.active).toBe(true);
-    expect((await service.call('productPage', 1, q)).degraded).toBe(true); // cache, not asked
-    expect((await service.call('productPage', 4, q)).degraded).toBe(true); // fallback, not asked
+    expect((await service.productPage(1, q)).degraded).toBe(true); // cache, not asked
+    expect((await service.productPage(4, q)).degraded).toBe(true); // fallback, not asked
     expect(m.metrics.answers).toEqual({
       timeout: { cache: 1, fallback: 1 },
       index_error: { cache: 0, fallback: 1 },
