@@ -63,7 +63,7 @@ function isTimeout(err: unknown): boolean {
  * PostgreSQL, then 503 SERVICE_UNAVAILABLE with Retry-After). A buyer read never turns into a
  * bare 500 because the cluster is down.
  *
- * Searches, the reads that cost the cluster most, are admitted (`mode.admission`): a search that
+ * Searches, the reads that cost the cluster most, are admitted (`mode.admit`): a search that
  * finds no slot within its wait is answered at once without the index (`mode.shed`), so past
  * capacity the cluster keeps serving a steady load fast instead of queueing every request into
  * its timeout. Product pages and cart lookups are cheap and go straight through.
@@ -85,7 +85,7 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
     if (permit) {
       const ask = () => within(read(primary), guardMs);
       try {
-        const data = admitted ? await mode.admission.run(ask) : await ask();
+        const data = admitted ? await mode.admit(ask) : await ask();
         return mode.indexAnswered(permit, key, data);
       } catch (err) {
         if (err instanceof DomainError) throw err;

@@ -43,7 +43,7 @@ describe('search admission', () => {
     const { service: s, mode, releaseAll, pgSearches } = setup({ max: 2, maxWaitMs: 30 });
     const inFlight = [s.search(q('a'), null), s.search(q('b'), null)];
     await new Promise((r) => setTimeout(r, 5));
-    expect(mode.admission.running).toBe(2);
+    expect(mode.status().admission.running).toBe(2);
     // One waits its 30 ms and gets 503 with Retry-After 1 (nothing cached for it)...
     const started = Date.now();
     const busy = await s.search(q('c'), null).catch((e: unknown) => e);
@@ -60,7 +60,7 @@ describe('search admission', () => {
     await Promise.all(again);
     expect(pgSearches()).toBe(0);
     expect(mode.active).toBe(false);
-    expect(mode.metrics).toMatchObject({ shed: 2, unavailable: 1, cacheHits: 1, indexFailures: 0 });
+    expect(mode.counters()).toMatchObject({ shed: 2, unavailable: 1, cacheHits: 1, indexFailures: 0 });
   });
 
   it('hands the slot to a waiting search as one finishes, so a short queue is answered fresh', async () => {

@@ -42,12 +42,12 @@ describe('degraded answers by cause', () => {
     expect(m.active).toBe(true);
     expect((await service.productPage(1, q)).degraded).toBe(true); // cache, not asked
     expect((await service.productPage(4, q)).degraded).toBe(true); // fallback, not asked
-    expect(m.metrics.answers).toEqual({
+    expect(m.counters().answers).toEqual({
       timeout: { cache: 1, fallback: 1 },
       index_error: { cache: 0, fallback: 1 },
       overload: { cache: 0, fallback: 0 },
       breaker_open: { cache: 1, fallback: 1 },
     });
-    expect(m.metrics).toMatchObject({ cacheHits: 2, fallbacks: 3, indexFailures: 3, indexAnswers: 1 });
+    expect(m.counters()).toMatchObject({ cacheHits: 2, fallbacks: 3, indexFailures: 3, indexAnswers: 1 });
   });
 });
