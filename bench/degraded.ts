@@ -154,7 +154,7 @@ for (const q of mix.slice(0, warmCount)) {
 }
 log(
   `warmed ${warmCount} of ${mix.length} distinct requests in ${Math.round(t() - t0)} ms (statuses ${JSON.stringify(warmStatus)}, ` +
-    `${warmDegraded} answered degraded); cache ${mode.cache.entries} entries, ${mode.cache.bytes} chars`,
+    `${warmDegraded} answered degraded); cache ${mode.status().cache.entries} entries, ${mode.status().cache.bytes} chars`,
 );
 
 // ---- the run ----
@@ -201,7 +201,7 @@ instance.on('response', (_client: unknown, _status: number, _bytes: number, resp
 });
 let failuresBeforeKill = 0;
 const killer = setTimeout(() => {
-  failuresBeforeKill = mode.metrics.indexFailures;
+  failuresBeforeKill = mode.counters().indexFailures;
   killedAt = t();
   log(`SIGKILL Elasticsearch at ${((killedAt - startedAt) / 1000).toFixed(1)} s`);
   void node.kill();
@@ -227,7 +227,7 @@ for (const [name, p] of Object.entries(phases) as [Phase, PhaseStats][]) {
 console.log('\n| phase      | answers |5xx | degraded | latency ms p50 / p95 / p99 / max | statuses |');
 console.log('|------------|---------|-----|----------|----------------------------------|----------|');
 for (const row of rows) console.log(row);
-const m = mode.metrics;
+const m = mode.counters();
 console.log(
   `\ntotal ${result.requests.total} requests in ${DURATION} s (${Math.round(result.requests.average)} req/s avg), ` +
     `errors ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx}`,

@@ -74,7 +74,7 @@ for (const concurrency of values.concurrency.split(',').map(Number)) {
     const checkMs = Math.round(performance.now() - t0);
     if (pass.outcome !== 'warmed' || check.outcome !== 'unchanged') throw new Error(`unexpected: ${JSON.stringify({ pass, check })}`);
     times.sort((a, b) => a - b);
-    const largest = Math.max(...mode.warmCache.keys().map((k) => k.length + mode.warmCache.getJson(k)!.length));
+    const largest = Math.max(...mode.warmKeys().map((k) => k.length + mode.cached(k).warm!.length));
     console.log(
       `| ${concurrency} | ${p} | ${pass.requests} | ${pass.kept} | ${pass.failures} | ${pass.durationMs} | ${[0.5, 0.95, 1].map((q) => Math.round(pct(times, q))).join(' / ')} | ${pass.entries} | ${pass.bytes} (${largest}) | ${checkMs} | ${load()} |`,
     );

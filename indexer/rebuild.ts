@@ -16,7 +16,7 @@ import { bodyPool, sendBodies, serializeOps, writeSerialized, type BodyPool, typ
 import { createIndex, finishBulkLoad, indicesBehind, swapAlias, waitForAllocation } from './index-admin.js';
 import { dropCheckpoint, horizon, loadCheckpoint, saveCheckpoint, type Position } from '../src/db/feed-guard.js';
 import { withBatchLock } from './batch-lock.js';
-import { catchUp } from './catch-up.js';
+import { catchUp, FEED_BATCH } from './catch-up.js';
 import { MASS_REFUSAL_MIN } from './quarantine.js';
 import { DEFAULT_WARM_UP, warmUpIndex, type WarmUpOptions } from '../src/search/warm-up.js';
 
@@ -130,7 +130,7 @@ export async function rebuild(opts: RebuildOptions): Promise<RebuildResult> {
       position = r.position;
       replayed += r.changes;
       quarantined += r.quarantined;
-      if (r.changes < 5000) break;
+      if (r.changes < FEED_BATCH) break;
     }
     // Never swap to an index missing a copy (a node lost during the load): readers would get an
     // index less safe than the settings ask for. An AllocationError keeps the old one serving.

@@ -27,18 +27,6 @@ export const PRODUCT_PARAMS = ['condition', 'language', 'finish', 'offset'] as c
 export type ProductFilter = 'condition' | 'language' | 'finish';
 export const PRODUCT_FILTERS: readonly ProductFilter[] = ['condition', 'language', 'finish'];
 
-/** Each facet of the search answer, the query parameter it sets, and whether it takes several values. */
-export const FACET_PARAMS = {
-  category: { param: 'category', multi: false },
-  set: { param: 'set', multi: false },
-  rarity: { param: 'rarity', multi: false },
-  condition: { param: 'condition', multi: true },
-  language: { param: 'language', multi: true },
-  finish: { param: 'finish', multi: true },
-  collectorNumber: { param: 'collectorNumber', multi: true },
-  seller: { param: 'sellerCode', multi: false },
-} as const;
-
 /** At most this many pages are replayed from a URL's `pages` (a shared link of a deep walk). */
 export const MAX_PAGES = 50;
 

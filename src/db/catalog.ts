@@ -5,7 +5,8 @@ import { displayText, safeImageUrl } from '../lib/display-text.js';
 // SQL of the canonical catalog: products and skus. Writes are set-based (unnest) and skip
 // identical rows, so re-writing the same data fires no update trigger and adds no change feed row.
 
-export interface ProductRow {
+/** A product row: what the catalog writes take and the read model's source reads (offer-source.ts). */
+export interface ProductFacts {
   productId: number;
   name: string | null;
   set: string | null;
@@ -13,10 +14,11 @@ export interface ProductRow {
   rarity: string | null;
   collectorNumber: string | null;
   imageUrl: string | null;
-  details: ReadonlyArray<{ label: string; value: string }>;
+  details: { label: string; value: string }[];
 }
 
-export interface SkuRow {
+/** A sku row, likewise. */
+export interface SkuFacts {
   skuId: number;
   productId: number;
   condition: string | null;
@@ -54,7 +56,7 @@ const upsertProductsFrom = (source: string) => `
                       EXCLUDED.collector_number, EXCLUDED.image_url, EXCLUDED.details)`;
 
 /** Insert or update by product_id; returns the number of rows actually written. */
-export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[]): Promise<number> {
+export async function upsertProducts(c: PoolClient, rows: readonly ProductFacts[]): Promise<number> {
   if (rows.length === 0) return 0;
   const res = await c.query(upsertProductsFrom('unnest($1::int[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::jsonb[])'), [
     rows.map((r) => r.productId),
@@ -70,7 +72,7 @@ export async function upsertProducts(c: PoolClient, rows: readonly ProductRow[])
 }
 
 /** Bulk form for millions of rows: COPY into a staging table, then one upsert. */
-export async function bulkUpsertProducts(c: PoolClient, rows: Iterable<ProductRow>, onRow?: () => void): Promise<BulkCount> {
+export async function bulkUpsertProducts(c: PoolClient, rows: Iterable<ProductFacts>, onRow?: () => void): Promise<BulkCount> {
   await createStage(
     c,
     'stage_products',
@@ -107,7 +109,7 @@ const upsertSkusFrom = (source: string) => `
     IS DISTINCT FROM (EXCLUDED.product_id, EXCLUDED.condition, EXCLUDED.language, EXCLUDED.finish)`;
 
 /** Insert or update by sku_id; returns the number of rows actually written. */
-export async function upsertSkus(c: PoolClient, rows: readonly SkuRow[]): Promise<number> {
+export async function upsertSkus(c: PoolClient, rows: readonly SkuFacts[]): Promise<number> {
   if (rows.length === 0) return 0;
   const res = await c.query(upsertSkusFrom('unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::text[])'), [
     rows.map((r) => r.skuId),
@@ -119,7 +121,7 @@ export async function upsertSkus(c: PoolClient, rows: readonly SkuRow[]): Promis
   return res.rowCount ?? 0;
 }
 
-export async function bulkUpsertSkus(c: PoolClient, rows: Iterable<SkuRow>, onRow?: () => void): Promise<BulkCount> {
+export async function bulkUpsertSkus(c: PoolClient, rows: Iterable<SkuFacts>, onRow?: () => void): Promise<BulkCount> {
   await createStage(c, 'stage_skus', 'sku_id int, product_id int, condition text, language text, finish text');
   const [copied, copyMs] = await timedCopy(() =>
     copyRows(

@@ -16,7 +16,8 @@ export interface StoreReviewRow {
   position: number;
   score: number;
 }
-export interface VariantRow {
+/** A handoff variant row: what the writes take and the read model's source reads (offer-source.ts). */
+export interface VariantFacts {
   variantId: number;
   storeSlug: string;
   skuId: number;
@@ -73,7 +74,7 @@ export async function replaceStoreReviews(c: PoolClient, slugs: readonly string[
  * Makes the variants of these stores equal `rows` (a variant may move between stores: ids are
  * global). match_status follows the catalog: matched when the sku exists.
  */
-export async function replaceVariants(c: PoolClient, slugs: readonly string[], rows: readonly VariantRow[]): Promise<ReplaceCount> {
+export async function replaceVariants(c: PoolClient, slugs: readonly string[], rows: readonly VariantFacts[]): Promise<ReplaceCount> {
   if (slugs.length === 0) return { written: 0, deleted: 0 };
   const del = await c.query('DELETE FROM handoff_variants v WHERE v.store_slug = ANY($1::text[]) AND v.variant_id <> ALL($2::int[])', [
     slugs,
@@ -84,7 +85,7 @@ export async function replaceVariants(c: PoolClient, slugs: readonly string[], r
 }
 
 /** Insert or update by variant_id (no deletes); used by replaceVariants and bulk loads. */
-export async function upsertVariants(c: PoolClient, rows: readonly VariantRow[]): Promise<number> {
+export async function upsertVariants(c: PoolClient, rows: readonly VariantFacts[]): Promise<number> {
   if (rows.length === 0) return 0;
   const res = await c.query(
     `INSERT INTO handoff_variants AS t (variant_id, store_slug, sku_id, product_id, price, quantity, match_status)

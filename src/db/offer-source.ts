@@ -1,40 +1,23 @@
 import type { Pool, PoolClient } from './pool.js';
 import { LISTING_AVAILABLE_SQL } from './listings.js';
 import { displayText, safeImageUrl } from '../lib/display-text.js';
+import type { ProductFacts, SkuFacts } from './catalog.js';
+import type { HandoffStoreRow, VariantFacts } from './handoff.js';
+import type { SellerRow } from './sellers.js';
 
 // The read model's source: what the indexer (and the PostgreSQL fallback) reads to build buyer
 // documents. Every query is set-based over an array of keys.
 
+export type { ProductFacts, SkuFacts } from './catalog.js';
+export type { VariantFacts } from './handoff.js';
+
 type Db = Pool | PoolClient;
 
-// Source facts: what PostgreSQL says about each entity, before any document is built from it.
+// Source facts: what PostgreSQL says about each entity, before any document is built from it. A
+// product, sku or variant is the same row its table's writes take, declared once beside them.
 
-export interface ProductFacts {
-  productId: number;
-  name: string | null;
-  set: string | null;
-  category: string | null;
-  rarity: string | null;
-  collectorNumber: string | null;
-  imageUrl: string | null;
-  details: { label: string; value: string }[];
-}
-
-export interface SkuFacts {
-  skuId: number;
-  productId: number;
-  condition: string | null;
-  language: string | null;
-  finish: string | null;
-}
-
-export interface SellerFacts {
-  sellerId: number;
-  sellerCode: string;
-  storeName: string;
-  vacation: boolean;
+export interface SellerFacts extends Pick<SellerRow, 'sellerId' | 'sellerCode' | 'storeName' | 'vacation' | 'poBoxDelivery'> {
   browseEligible: boolean;
-  poBoxDelivery: 'available' | 'seller_declines';
 }
 
 /** A seller's counters as PostgreSQL counts them; read only for the seller document, never per offer. */
@@ -52,22 +35,9 @@ export interface ListingFacts {
   available: number;
 }
 
-export interface HandoffStoreFacts {
-  storeSlug: string;
-  storeName: string;
-  sellerCode: string | null;
-  active: boolean;
+export interface HandoffStoreFacts extends HandoffStoreRow {
   reviewSum: number;
   reviewCount: number;
-}
-
-export interface VariantFacts {
-  variantId: number;
-  storeSlug: string;
-  skuId: number;
-  productId: number;
-  price: number;
-  quantity: number;
 }
 
 /** A listing's `available` (quantity minus outstanding holds), defined with the listings table's SQL. */

@@ -1,13 +1,8 @@
 import type { Pool } from './pool.js';
+import type { SellerRow } from './sellers.js';
 
-export interface StoreStatusRow {
-  sellerCode: string;
-  storeName: string;
-  currency: string;
-  region: string;
-  active: boolean;
-  vacation: boolean;
-  termsVersion: string | null;
+/** The seller's own record (its row's shape, sellers.ts), with its readiness and listing counts. */
+export interface StoreStatusRow extends Pick<SellerRow, 'sellerCode' | 'storeName' | 'currency' | 'region' | 'active' | 'vacation' | 'termsVersion'> {
   currentTermsVersion: string;
   /** Incomplete prerequisite codes in the order seller_readiness gives (the contract's order). */
   incomplete: string[];

@@ -1,19 +1,21 @@
 import type { Infra } from '../config/infra.js';
 import { DomainError } from '../contract/errors.js';
 import { failureReason, type Answer } from './degraded/answer.js';
-import { requestKey } from './degraded/cache.js';
+import { methodOfKey, requestKey } from './degraded/cache.js';
 import { LimiterBusy } from './degraded/limiter.js';
 import type { DegradedCause } from './degraded/metrics.js';
 import type { DegradedMode } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
 import { pgReads } from './pg-reads.js';
-import type { BuyerReads } from './reads.js';
-
-type Method = keyof BuyerReads;
-type Result<M extends Method> = Awaited<ReturnType<BuyerReads[M]>>;
+import type { BuyerReads, ProductPage } from './reads.js';
+import type { SearchPage } from './queries/search-result.js';
+import type { CartLine, LookupBody, ProductQuery, SearchQuery, Suggestions, SuggestQuery } from '../contract/buyer.js';
 
 export interface BuyerService {
-  call<M extends Method>(method: M, ...args: Parameters<BuyerReads[M]>): Promise<Answer<Result<M>>>;
+  productPage(productId: number, q: ProductQuery): Promise<Answer<ProductPage>>;
+  search(q: SearchQuery, after: string | null): Promise<Answer<SearchPage>>;
+  suggest(q: SuggestQuery): Promise<Answer<Suggestions>>;
+  lookup(body: LookupBody): Promise<Answer<CartLine[]>>;
   readonly mode: DegradedMode;
 }
 
@@ -51,8 +53,7 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /** The index client's own timeout, or this module's guard. */
 function isTimeout(err: unknown): boolean {
-  const name = (err as { name?: string }).name;
-  return name === 'TimeoutError' || name === 'QueryTimeout';
+  return err instanceof Error && (err.name === 'TimeoutError' || err.name === 'QueryTimeout');
 }
 
 /**
@@ -62,7 +63,7 @@ function isTimeout(err: unknown): boolean {
  * PostgreSQL, then 503 SERVICE_UNAVAILABLE with Retry-After). A buyer read never turns into a
  * bare 500 because the cluster is down.
  *
- * Searches, the reads that cost the cluster most, are admitted (`mode.admission`): a search that
+ * Searches, the reads that cost the cluster most, are admitted (`mode.admit`): a search that
  * finds no slot within its wait is answered at once without the index (`mode.shed`), so past
  * capacity the cluster keeps serving a steady load fast instead of queueing every request into
  * its timeout. Product pages and cart lookups are cheap and go straight through.
@@ -73,31 +74,43 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
   const log = deps.logger.child({ component: 'buyer-service' });
   const guardMs = mode.options.queryTimeoutMs + 250;
 
+  /**
+   * One read under Degraded Mode: `read(primary)` while the breaker gives a permit (a search within
+   * an admission slot, or shed), else `read(fallback)` through `mode.answer`, whose last-good
+   * cache keeps answers under `key`.
+   */
+  async function withDegradedMode<T>(key: string, read: (from: BuyerReads) => Promise<T>, admitted: boolean): Promise<Answer<T>> {
+    const permit = mode.tryAcquire();
+    let cause: DegradedCause = 'breaker_open';
+    if (permit) {
+      const ask = () => within(read(primary), guardMs);
+      try {
+        const data = admitted ? await mode.admit(ask) : await ask();
+        return mode.indexAnswered(permit, key, data);
+      } catch (err) {
+        if (err instanceof DomainError) throw err;
+        if (err instanceof LimiterBusy) {
+          mode.release(permit);
+          return mode.shed<T>(key);
+        }
+        const timedOut = isTimeout(err);
+        cause = timedOut ? 'timeout' : 'index_error';
+        mode.indexFailed(permit, failureReason(err), timedOut);
+        log.warn({ method: methodOfKey(key), err: failureReason(err) }, 'index query failed; answering in Degraded Mode');
+      }
+    }
+    return mode.answer(key, () => read(fallback), cause);
+  }
+  /** Product pages, suggestions and cart lookups are cheap: straight to the index. */
+  const orDegraded = <T>(key: string, read: (from: BuyerReads) => Promise<T>) => withDegradedMode(key, read, false);
+  /** A search waits for an admission slot, or is shed. */
+  const admittedOrDegraded = <T>(key: string, read: (from: BuyerReads) => Promise<T>) => withDegradedMode(key, read, true);
+
   return {
     mode,
-    async call(method, ...args) {
-      type R = Result<typeof method>;
-      const key = requestKey(method, args);
-      const permit = mode.tryAcquire();
-      let cause: DegradedCause = 'breaker_open';
-      if (permit) {
-        const ask = () => within((primary[method] as (...a: typeof args) => Promise<R>)(...args), guardMs);
-        try {
-          const data = method === 'search' ? await mode.admission.run(ask) : await ask();
-          return mode.indexAnswered(permit, key, data);
-        } catch (err) {
-          if (err instanceof DomainError) throw err;
-          if (err instanceof LimiterBusy) {
-            mode.release(permit);
-            return mode.shed<R>(key);
-          }
-          const timedOut = isTimeout(err);
-          cause = timedOut ? 'timeout' : 'index_error';
-          mode.indexFailed(permit, failureReason(err), timedOut);
-          log.warn({ method, err: failureReason(err) }, 'index query failed; answering in Degraded Mode');
-        }
-      }
-      return mode.answer(key, () => (fallback[method] as (...a: typeof args) => Promise<R>)(...args), cause);
-    },
+    productPage: (productId, q) => orDegraded(requestKey('productPage', [productId, q]), (from) => from.productPage(productId, q)),
+    search: (q, after) => admittedOrDegraded(requestKey('search', [q, after]), (from) => from.search(q, after)),
+    suggest: (q) => orDegraded(requestKey('suggest', [q]), (from) => from.suggest(q)),
+    lookup: (body) => orDegraded(requestKey('lookup', [body]), (from) => from.lookup(body)),
   };
 }

@@ -1,17 +1,16 @@
 // Search: the facets as choice lists with the API's counts, sort and checkout mode, product cards
 // and "more results" following nextCursor. Everything shown about the data comes from GET /search.
 import { useLayoutEffect, useState } from 'preact/hooks';
-import type { Facets, SearchItem } from '../../src/contract/buyer.js';
+import type { FacetName, Facets, SearchItem } from '../../src/contract/buyer.js';
 import { html } from 'htm/preact';
 import { getSearch, getSuggest, isAbort } from '../api.js';
-import { FACET_PARAMS, productHref, qs, searchHref, withParam, withValue } from '../routes.js';
+import { FACET_PARAMS } from '../../src/contract/facets.js';
+import { productHref, qs, searchHref, withParam, withValue } from '../routes.js';
 import { plural } from '../format.js';
 import { resultsShown } from '../timing.js';
 import { ErrorNotice, follow, Link, Money, ProductImage, type Shell } from './common.js';
 import { useAnswer } from './use-answer.js';
 import { suggestQuery } from './keyword-box.js';
-
-type FacetName = keyof typeof FACET_PARAMS;
 
 /** The page's own names of the facets, in the order shown. */
 const FACET_LEGENDS: [FacetName, string][] = [

@@ -40,8 +40,7 @@ export const healthRoutes: RouteModule = (app, deps) => {
       ),
       new Promise<'down'>((resolve) => setTimeout(() => resolve('down'), 1000).unref()),
     ]);
-    const breaker = mode.breaker.snapshot();
-    const cluster = mode.cluster();
+    const { breaker, cluster, cache } = mode.status();
     const ready = postgres === 'up';
     const status = ready ? (breaker.state === 'closed' ? 'ready' : 'degraded') : 'unavailable';
     const detail = {
@@ -55,7 +54,7 @@ export const healthRoutes: RouteModule = (app, deps) => {
       },
       degraded: breaker.state !== 'closed',
       breaker: { state: breaker.state, reason: breaker.reason, since: new Date(breaker.since).toISOString() },
-      cache: { entries: mode.cache.entries, bytes: mode.cache.bytes },
+      cache,
       ms: Date.now() - started,
     };
     if (!ready) {

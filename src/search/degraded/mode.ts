@@ -5,36 +5,66 @@ import { DomainError } from '../../contract/errors.js';
 import type { Logger } from '../../lib/logger.js';
 import { failoverRetries } from '../../es/client.js';
 import { JsonAnswer, failureReason, type Answer } from './answer.js';
-import { CircuitBreaker, type BreakerState, type Observation, type Permit } from './breaker.js';
+import { CircuitBreaker, type BreakerSnapshot, type BreakerState, type Observation, type Permit } from './breaker.js';
 import { LastGoodCache, methodOfKey } from './cache.js';
-import { watchCluster, type ClusterView, type ClusterWatch } from './cluster-watch.js';
+import { watchCluster, type ClusterView } from './cluster-watch.js';
 import { sharedFallback } from './fallback.js';
 import { ConcurrencyLimiter } from './limiter.js';
 import { emptyDegradedMetrics, registerDegradedMetrics, type DegradedCause, type DegradedMetrics } from './metrics.js';
 import { degradedOptions, type DegradedOptions, type DegradedOverrides } from './options.js';
 
-// One Degraded Mode per process (built by createServices), the one owner of its policy: the
-// breaker and the cluster watcher feeding it, the last-good cache (general and warm parts), the
-// shared PostgreSQL fallback and the counters. The buyer service asks it for a permit to try the
-// index, reports the outcome, and otherwise takes its answer; the health routes are handed the
-// same object, so /readyz and /metrics report the state the buyer reads act on.
+// One Degraded Mode per process (built by createServices), the one owner of its policy and its
+// state: the breaker and the cluster watcher feeding it, the last-good cache (general and warm
+// parts), the shared PostgreSQL fallback, search admission and the counters. Nothing outside this
+// file reaches them: the buyer service, the warmer and the health routes ask and tell it through
+// the interfaces below, so every change of its state happens here.
 
-export interface DegradedMode {
-  readonly options: DegradedOptions;
-  readonly breaker: CircuitBreaker;
-  readonly cache: LastGoodCache;
-  /** The warm set's reserved part of the last-good cache (same keys as live requests). */
-  readonly warmCache: LastGoodCache;
-  readonly metrics: DegradedMetrics;
-  /** The client buyer queries use: short timeout, no retry. */
-  readonly searchClient: Client;
-  readonly watch: ClusterWatch | null;
+/** Entries and bytes of a part of the last-good cache. */
+interface CacheSize {
+  entries: number;
+  bytes: number;
+}
+
+/** What Degraded Mode reports of itself as of now (/readyz, /metrics, benches, tests). */
+export interface DegradedStatus {
+  breaker: BreakerSnapshot;
+  cluster: ClusterView;
+  cache: CacheSize;
+  /** The warm set's reserved part of the last-good cache. */
+  warmCache: CacheSize;
+  /** PostgreSQL fallback reads running and waiting. */
+  fallback: { running: number; waiting: number };
+  /** Searches holding and waiting for a slot to the index. */
+  admission: { running: number; waiting: number };
+}
+
+/** What the warmer may ask and tell. */
+export interface DegradedWarming {
   /** Degraded Mode is on (the breaker is open or half-open). */
   readonly active: boolean;
-  state(): BreakerState;
-  cluster(): ClusterView;
+  /**
+   * Keeps an index answer to a warm request in the warm part under the key a buyer's request
+   * gets; false, keeping nothing, once Degraded Mode is on (it may have begun while the warm
+   * request ran).
+   */
+  keepWarm(key: string, data: unknown): boolean;
+  /** A warm request failed (the pass goes on; the next pass retries it). */
+  warmFailed(): void;
+  /** A pass ran to the end: the warm part keeps the entries of `keys` only. */
+  warmPassDone(keys: ReadonlySet<string>): void;
+  status(): DegradedStatus;
+}
+
+export interface DegradedMode extends DegradedWarming {
+  readonly options: DegradedOptions;
+  /** The client buyer queries use: short timeout, no retry. */
+  readonly searchClient: Client;
+
+  // What the buyer service asks and tells.
   /** A permit to ask the index, or null when the request must be answered in Degraded Mode. */
   tryAcquire(): Permit | null;
+  /** Runs a search within one of the slots to the index; throws LimiterBusy when none frees in time (then shed()). */
+  admit<T>(ask: () => Promise<T>): Promise<T>;
   /** A good index answer to the request under `key`: the breaker hears of it, the last-good cache keeps it. */
   indexAnswered<T>(permit: Permit, key: string, data: T): Answer<T>;
   /**
@@ -43,8 +73,6 @@ export interface DegradedMode {
    * not count toward Degraded Mode (the request itself is still answered without the index).
    */
   indexFailed(permit: Permit, reason: string, timedOut?: boolean): void;
-  /** Searches' slots to the index (admission); a search that gets none in time is shed(). */
-  readonly admission: ConcurrencyLimiter;
   /** The permit was not used: the query never reached the index. */
   release(permit: Permit): void;
   /**
@@ -59,6 +87,16 @@ export interface DegradedMode {
    * labels the count of degraded answers.
    */
   answer<T>(key: string, fallback: () => Promise<T>, cause: DegradedCause): Promise<Answer<T>>;
+
+  // What operators' tools, benches and tests ask and tell.
+  /** The counters so far (a copy). */
+  counters(): DegradedMetrics;
+  /** A look at the cluster from outside the watcher (a test forcing Degraded Mode on). */
+  observe(o: Observation): void;
+  /** The JSON text each part of the last-good cache holds under `key`; counts nothing. */
+  cached(key: string): { warm: string | undefined; general: string | undefined };
+  /** The warm part's keys. */
+  warmKeys(): string[];
   /** Puts the mode's state and counters in the process's metrics registry (read when scraped). */
   registerMetrics(registry: Registry): void;
   stop(): void;
@@ -99,39 +137,36 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     return new JsonAnswer<T>(true, { bytes: cached });
   };
   const note = transitionLog(breaker, metrics, log);
-  const watch = options.watch.enabled
-    ? watchCluster(
-        deps.es.child({ maxRetries: 0 }),
-        deps.index.alias,
-        (o: Observation) => {
-          breaker.observe(o);
-          note();
-        },
-        options.watch,
-      )
-    : null;
+  const observe = (o: Observation) => {
+    breaker.observe(o);
+    note();
+  };
+  const watch = options.watch.enabled ? watchCluster(deps.es.child({ maxRetries: 0 }), deps.index.alias, observe, options.watch) : null;
   const cluster = (): ClusterView => watch?.view() ?? { status: 'unknown', detail: 'watcher disabled', checkedAt: null, latencyMs: null };
+
+  const status = (): DegradedStatus => ({
+    breaker: breaker.snapshot(),
+    cluster: cluster(),
+    cache: { entries: cache.entries, bytes: cache.bytes },
+    warmCache: { entries: warmCache.entries, bytes: warmCache.bytes },
+    fallback: { running: fallback.limiter.running, waiting: fallback.limiter.waiting },
+    admission: { running: admission.running, waiting: admission.waiting },
+  });
 
   return {
     options,
-    breaker,
-    cache,
-    warmCache,
-    metrics,
     // No retry on one node (a dead cluster must not cost a buyer twice the wait); on a cluster, a
     // refused connection moves on to the next node instead of failing the read (failoverRetries).
     searchClient: deps.es.child({ requestTimeout: options.queryTimeoutMs, maxRetries: failoverRetries(deps.es) }),
-    watch,
     get active() {
       return breaker.degraded;
     },
-    state: () => breaker.state,
-    cluster,
     tryAcquire: () => {
       const p = breaker.tryAcquire();
       note();
       return p;
     },
+    admit: (ask) => admission.run(ask),
     indexAnswered: (permit, key, data) => {
       breaker.success(permit);
       note();
@@ -148,7 +183,6 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
       metrics.indexFailures += 1;
       if (verdict === 'overload') metrics.overloadTimeouts += 1;
     },
-    admission,
     release: (permit) => breaker.release(permit),
     shed: <T>(key: string): Answer<T> => {
       metrics.shed += 1;
@@ -173,15 +207,29 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
         throw new DomainError('search-unavailable', 'Search is temporarily unavailable; please retry shortly', undefined, options.retryAfterSeconds);
       }
     },
+    keepWarm: (key, data) => {
+      if (breaker.degraded) return false;
+      warmCache.setJson(key, JSON.stringify(data));
+      metrics.warmRequests += 1;
+      return true;
+    },
+    warmFailed: () => {
+      metrics.warmFailures += 1;
+    },
+    warmPassDone: (keys) => {
+      for (const key of warmCache.keys()) if (!keys.has(key)) warmCache.delete(key);
+      metrics.warmPasses += 1;
+    },
+    status,
+    counters: () => structuredClone(metrics),
+    observe,
+    cached: (key) => ({ warm: warmCache.getJson(key), general: cache.getJson(key) }),
+    warmKeys: () => warmCache.keys(),
     registerMetrics: (registry) =>
-      registerDegradedMetrics(registry, metrics, () => ({
-        state: breaker.state,
-        cluster: cluster().status,
-        cache: { entries: cache.entries, bytes: cache.bytes },
-        warmCache: { entries: warmCache.entries, bytes: warmCache.bytes },
-        fallback: { running: fallback.limiter.running, waiting: fallback.limiter.waiting },
-        admission: { running: admission.running, waiting: admission.waiting },
-      })),
+      registerDegradedMetrics(registry, metrics, () => {
+        const s = status();
+        return { state: s.breaker.state, cluster: s.cluster.status, cache: s.cache, warmCache: s.warmCache, fallback: s.fallback, admission: s.admission };
+      }),
     stop: () => watch?.stop(),
   };
 }

@@ -1,20 +1,10 @@
-import { searchQuerySchema, type Facets, type SearchQuery } from '../../contract/buyer.js';
+import { FACETS, searchQuerySchema, type Facets, type SearchQuery } from '../../contract/buyer.js';
+import { FACET_PARAMS } from '../../contract/facets.js';
 import { requestKey } from './cache.js';
 
 // The warm set (docs/search-design.md "Degraded Mode: the warm set"): the searches storefronts
 // ask most, answered ahead of an outage so Degraded Mode has them in the last-good cache. Derived
 // from the landing grid's own facets, so it follows the catalogue without configuration.
-
-/** The query-string parameter each single-valued facet filters with. */
-const FACET_PARAM = {
-  category: 'category',
-  set: 'set',
-  rarity: 'rarity',
-  condition: 'condition',
-  language: 'language',
-  finish: 'finish',
-  collectorNumber: 'collectorNumber',
-} as const satisfies Partial<Record<keyof Facets, keyof SearchQuery>>;
 
 /** A warm request: the parsed, defaulted search arguments a route hands the buyer service, and its cache key. */
 export interface WarmRequest {
@@ -22,7 +12,7 @@ export interface WarmRequest {
   readonly key: string;
 }
 
-/** The key the route's `service.call('search', q, after)` gets for a first page (no cursor: after = null). */
+/** The key the route's `service.search(q, after)` gets for a first page (no cursor: after = null). */
 export function searchKey(q: SearchQuery): string {
   return requestKey('search', [q, null]);
 }
@@ -51,10 +41,11 @@ export function landingRequests(): WarmRequest[] {
 export function singleFilterRequests(landing: Facets, perFacet: number): WarmRequest[] {
   const n = Math.max(0, Math.floor(perFacet));
   const params: Record<string, string>[] = [];
-  for (const [facet, param] of Object.entries(FACET_PARAM) as [keyof typeof FACET_PARAM, string][]) {
-    for (const v of landing[facet].slice(0, n)) params.push({ [param]: v.value });
+  for (const facet of FACETS) {
+    const { param } = FACET_PARAMS[facet];
+    if (facet === 'seller') for (const s of landing.seller.slice(0, n)) params.push({ [param]: s.sellerCode });
+    else for (const v of landing[facet].slice(0, n)) params.push({ [param]: v.value });
   }
-  for (const s of landing.seller.slice(0, n)) params.push({ sellerCode: s.sellerCode });
   params.push({ checkoutMode: 'express' }, { checkoutMode: 'manual' });
 
   const seen = new Set(landingRequests().map((r) => r.key));

@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/logger.js';
 import { indexReads } from '../index-reads.js';
 import type { BuyerReads } from '../reads.js';
 import { failureReason } from './answer.js';
-import type { DegradedMode } from './mode.js';
+import type { DegradedWarming } from './mode.js';
 import { landingRequests, singleFilterRequests, type WarmRequest } from './warm-set.js';
 
 // Warms the last-good cache ahead of an outage (docs/search-design.md "Degraded Mode: the warm
@@ -97,7 +97,7 @@ type Abort = 'degraded' | 'stopped' | 'failed';
  * stopped, Degraded Mode began, or too many failures in a row) `abort` says why and nothing more
  * is asked.
  */
-function warmRun(mode: DegradedMode, reads: BuyerReads, log: Logger, stopped: () => boolean) {
+function warmRun(mode: DegradedWarming, reads: BuyerReads, log: Logger, stopped: () => boolean) {
   let consecutive = 0;
   const run = {
     requests: 0,
@@ -112,19 +112,17 @@ function warmRun(mode: DegradedMode, reads: BuyerReads, log: Logger, stopped: ()
       try {
         const data = await reads.search(r.query, null);
         // Asked while healthy, but Degraded Mode may have begun since: keep nothing from then.
-        if (mode.active) {
+        if (!mode.keepWarm(r.key, data)) {
           run.abort = 'degraded';
           return null;
         }
-        mode.warmCache.setJson(r.key, JSON.stringify(data));
         run.kept += 1;
         consecutive = 0;
-        mode.metrics.warmRequests += 1;
         return data;
       } catch (err) {
         run.failures += 1;
         consecutive += 1;
-        mode.metrics.warmFailures += 1;
+        mode.warmFailed();
         log.debug({ key: r.key, err: failureReason(err) }, 'warm request failed');
         if (consecutive >= MAX_CONSECUTIVE_FAILURES) run.abort ??= 'failed';
         return null;
@@ -145,7 +143,7 @@ async function warmAll(run: ReturnType<typeof warmRun>, requests: readonly WarmR
 
 export function createWarmer(
   deps: Pick<Infra, 'es' | 'index' | 'logger'>,
-  mode: DegradedMode,
+  mode: DegradedWarming,
   options: WarmerOptions,
   reads: BuyerReads = indexReads(deps.es.child({ requestTimeout: options.timeoutMs, maxRetries: 0 }), deps.index.alias),
 ): Warmer {
@@ -165,8 +163,7 @@ export function createWarmer(
       kept: run?.kept ?? 0,
       failures: run?.failures ?? 0,
       durationMs: Math.round(performance.now() - started),
-      entries: mode.warmCache.entries,
-      bytes: mode.warmCache.bytes,
+      ...mode.status().warmCache,
     });
 
     // 1. Never while stopped or in Degraded Mode.
@@ -200,11 +197,9 @@ export function createWarmer(
     }
 
     // 5. The warm part holds the current warm set only: values gone from the facets leave it.
-    const wanted = new Set([byName.key, ...rest.map((r) => r.key)]);
-    for (const key of mode.warmCache.keys()) if (!wanted.has(key)) mode.warmCache.delete(key);
+    mode.warmPassDone(new Set([byName.key, ...rest.map((r) => r.key)]));
     // A pass with failures is retried at the next check even if the index has not changed.
     if (run.failures === 0) lastSignal = signal;
-    mode.metrics.warmPasses += 1;
     const r = result('warmed', run);
     log.info({ ...r }, `warm pass: ${run.requests} requests in ${r.durationMs} ms`);
     return r;

@@ -71,13 +71,47 @@ function sharedDisclosures(category: string | null): ReturnType<typeof disclosur
   return d;
 }
 
+/** An offer document's own fields: all but its product's (ProductFields) and the stored offer. */
+type OfferHead = Omit<OfferDoc, keyof ProductFields | 'offer'>;
+
 /**
- * A live, matched native listing. Not-shown offers are still indexed for the cart lookup. Its
- * literal below is the one place a native offer document's key order is written: the indexer's
- * JSON writer takes its layout from a document built here (indexer/offer-json.ts).
+ * The offer document of either lane: its own fields, then its product's block, then the stored
+ * offer. The one literal that writes them, so the key order is one (the indexer's JSON writer takes
+ * its layout from it: indexer/offer-json.ts), field by field: a spread after other keys copies slowly.
  */
+function offerDoc(h: OfferHead, pf: ProductFields, offer: StoredOffer): OfferDoc {
+  return {
+    docType: h.docType,
+    shown: h.shown,
+    lane: h.lane,
+    productId: h.productId,
+    skuId: h.skuId,
+    sellerId: h.sellerId,
+    ownerId: h.ownerId,
+    laneOrder: h.laneOrder,
+    storeKey: h.storeKey,
+    sellerCode: h.sellerCode,
+    sellerFacet: h.sellerFacet,
+    condition: h.condition,
+    language: h.language,
+    finish: h.finish,
+    isSealed: h.isSealed,
+    price: h.price,
+    available: h.available,
+    checkoutMode: h.checkoutMode,
+    sortKey: pf.sortKey,
+    nameTerms: pf.nameTerms,
+    category: pf.category,
+    set: pf.set,
+    rarity: pf.rarity,
+    collectorNumber: pf.collectorNumber,
+    item: pf.item,
+    offer,
+  };
+}
+
+/** A live, matched native listing. Not-shown offers are still indexed for the cart lookup. */
 export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFacts, product: ProductFacts | undefined, poBoxSuspended: boolean): OfferDoc {
-  // Its fields one by one, in ProductFields' order: a spread after other keys copies slowly.
   const pf = productFields(sku.productId, product);
   const isSealed = sku.condition === SEALED_CONDITION;
   const offer: StoredOffer = {
@@ -100,34 +134,30 @@ export function nativeOfferDoc(l: ListingFacts, sku: SkuFacts, seller: SellerFac
     disclosures: sharedDisclosures(product?.category ?? null),
     fulfillmentObligation: FULFILLMENT_OBLIGATION,
   };
-  return {
-    docType: 'offer',
-    shown: seller.browseEligible && l.available > 0,
-    lane: 'native',
-    productId: sku.productId,
-    skuId: l.skuId,
-    sellerId: l.sellerId,
-    ownerId: l.sellerId,
-    laneOrder: 0,
-    storeKey: `n:${l.sellerId}`,
-    sellerCode: seller.sellerCode,
-    sellerFacet: `${seller.sellerCode}\u0000${seller.storeName}`,
-    condition: sku.condition,
-    language: sku.language,
-    finish: sku.finish,
-    isSealed,
-    price: l.price,
-    available: l.available,
-    checkoutMode: 'express',
-    sortKey: pf.sortKey,
-    nameTerms: pf.nameTerms,
-    category: pf.category,
-    set: pf.set,
-    rarity: pf.rarity,
-    collectorNumber: pf.collectorNumber,
-    item: pf.item,
+  return offerDoc(
+    {
+      docType: 'offer',
+      shown: seller.browseEligible && l.available > 0,
+      lane: 'native',
+      productId: sku.productId,
+      skuId: l.skuId,
+      sellerId: l.sellerId,
+      ownerId: l.sellerId,
+      laneOrder: 0,
+      storeKey: `n:${l.sellerId}`,
+      sellerCode: seller.sellerCode,
+      sellerFacet: `${seller.sellerCode}\u0000${seller.storeName}`,
+      condition: sku.condition,
+      language: sku.language,
+      finish: sku.finish,
+      isSealed,
+      price: l.price,
+      available: l.available,
+      checkoutMode: 'express',
+    },
+    pf,
     offer,
-  };
+  );
 }
 
 /** A handoff store's synced single: browsable while its store is active (DECISIONS.md). */
@@ -158,34 +188,30 @@ export function handoffOfferDoc(v: VariantFacts, sku: SkuFacts | undefined, stor
     disclosures: null,
     fulfillmentObligation: null,
   };
-  return {
-    docType: 'offer',
-    shown: store.active && v.quantity > 0,
-    lane: 'handoff',
-    productId,
-    skuId: v.skuId,
-    sellerId: null,
-    ownerId: v.variantId,
-    laneOrder: 1,
-    storeKey: `h:${v.storeSlug}`,
-    sellerCode: store.sellerCode,
-    sellerFacet: store.sellerCode === null ? null : `${store.sellerCode}\u0000${store.storeName}`,
-    condition,
-    language: offer.language,
-    finish: offer.finish,
-    isSealed,
-    price: v.price,
-    available: v.quantity,
-    checkoutMode: 'manual',
-    sortKey: pf.sortKey,
-    nameTerms: pf.nameTerms,
-    category: pf.category,
-    set: pf.set,
-    rarity: pf.rarity,
-    collectorNumber: pf.collectorNumber,
-    item: pf.item,
+  return offerDoc(
+    {
+      docType: 'offer',
+      shown: store.active && v.quantity > 0,
+      lane: 'handoff',
+      productId,
+      skuId: v.skuId,
+      sellerId: null,
+      ownerId: v.variantId,
+      laneOrder: 1,
+      storeKey: `h:${v.storeSlug}`,
+      sellerCode: store.sellerCode,
+      sellerFacet: store.sellerCode === null ? null : `${store.sellerCode}\u0000${store.storeName}`,
+      condition,
+      language: offer.language,
+      finish: offer.finish,
+      isSealed,
+      price: v.price,
+      available: v.quantity,
+      checkoutMode: 'manual',
+    },
+    pf,
     offer,
-  };
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FacetName, SearchQuery } from '../../contract/buyer.js';
+import { FACET_PARAMS } from '../../contract/facets.js';
 import { terms } from '../text.js';
 
 // Search filters as Elasticsearch clauses. Facets are disjunctive, so each clause is kept under the
@@ -44,10 +45,10 @@ export function searchClauses(q: SearchQuery): SearchClauses {
   // constrains nothing.
   const always: Clause[] = terms(q.keyword ?? '').map((t) => ({ term: { nameTerms: t } }));
   const byFacet: Partial<Record<ProductFacet, Clause>> = {};
-  if (q.category !== undefined) byFacet.category = anyOf('category', [q.category]);
-  if (q.set !== undefined) byFacet.set = anyOf('set', [q.set]);
-  if (q.rarity !== undefined) byFacet.rarity = anyOf('rarity', [q.rarity]);
-  if (q.collectorNumber) byFacet.collectorNumber = anyOf('collectorNumber', q.collectorNumber);
+  for (const f of PRODUCT_FACETS) {
+    const v = q[FACET_PARAMS[f].param];
+    if (v !== undefined) byFacet[f] = anyOf(FACET_FIELD[f], typeof v === 'string' ? [v] : v);
+  }
   return { always, byFacet };
 }
 

@@ -192,7 +192,7 @@ beforeAll(async () => {
   await warm.stop();
   load = startBuyerLoad(url, scenario);
   setInterval(() => {
-    const b = deps.services.degraded.breaker.snapshot();
+    const b = deps.services.degraded.status().breaker;
     if (b.state !== 'closed' && b.reason) breakerReasons.add(b.reason);
   }, 100).unref();
 }, 900_000);

@@ -49,7 +49,7 @@ beforeAll(async () => {
     { degraded: { watch: { enabled: false }, breaker: { openMs: 1e12 } } },
   );
   const mode = deps.services.degraded;
-  mode.breaker.observe({ kind: 'unreachable', detail: 'forced by the test' });
+  mode.observe({ kind: 'unreachable', detail: 'forced by the test' });
   app = createApp(deps, routeModules);
   ref = reference(scenario);
   pg = pgReads(ctx.pool);
@@ -99,7 +99,7 @@ describe('Degraded Mode from PostgreSQL equals the reference (through the API)',
   });
 
   it('every answer came from PostgreSQL: no cache hit, no 503', () => {
-    const m = deps.services.degraded.metrics;
+    const m = deps.services.degraded.counters();
     expect(m.fallbacks).toBeGreaterThan(100);
     expect(m.cacheHits).toBe(0);
     expect(m.unavailable).toBe(0);

@@ -41,32 +41,32 @@ const q = (keyword: string) => searchQuerySchema.parse({ keyword });
 describe('search admission', () => {
   it('lets `max` searches in flight, sheds the next after its wait (cache, else 503), never asks PostgreSQL', async () => {
     const { service: s, mode, releaseAll, pgSearches } = setup({ max: 2, maxWaitMs: 30 });
-    const inFlight = [s.call('search', q('a'), null), s.call('search', q('b'), null)];
+    const inFlight = [s.search(q('a'), null), s.search(q('b'), null)];
     await new Promise((r) => setTimeout(r, 5));
-    expect(mode.admission.running).toBe(2);
+    expect(mode.status().admission.running).toBe(2);
     // One waits its 30 ms and gets 503 with Retry-After 1 (nothing cached for it)...
     const started = Date.now();
-    const busy = await s.call('search', q('c'), null).catch((e: unknown) => e);
+    const busy = await s.search(q('c'), null).catch((e: unknown) => e);
     expect(Date.now() - started).toBeGreaterThanOrEqual(25);
     expect(busy).toMatchObject({ kind: 'search-unavailable', retryAfterSeconds: 1 });
     releaseAll();
     await Promise.all(inFlight);
     // ...and once 'a' has a good answer, a shed 'a' gets it, flagged degraded.
-    const again = [s.call('search', q('x'), null), s.call('search', q('y'), null)];
+    const again = [s.search(q('x'), null), s.search(q('y'), null)];
     await new Promise((r) => setTimeout(r, 5));
-    const shed = await s.call('search', q('a'), null);
+    const shed = await s.search(q('a'), null);
     expect(shed.degraded).toBe(true);
     releaseAll();
     await Promise.all(again);
     expect(pgSearches()).toBe(0);
     expect(mode.active).toBe(false);
-    expect(mode.metrics).toMatchObject({ shed: 2, unavailable: 1, cacheHits: 1, indexFailures: 0 });
+    expect(mode.counters()).toMatchObject({ shed: 2, unavailable: 1, cacheHits: 1, indexFailures: 0 });
   });
 
   it('hands the slot to a waiting search as one finishes, so a short queue is answered fresh', async () => {
     const { service: s, releaseAll } = setup({ max: 1, maxWaitMs: 1000 });
-    const first = s.call('search', q('a'), null);
-    const second = s.call('search', q('b'), null);
+    const first = s.search(q('a'), null);
+    const second = s.search(q('b'), null);
     await new Promise((r) => setTimeout(r, 5));
     releaseAll();
     await first;
@@ -77,9 +77,9 @@ describe('search admission', () => {
 
   it('does not hold product pages or cart lookups behind searches', async () => {
     const { service: s, releaseAll } = setup({ max: 1, maxWaitMs: 10_000 });
-    const search = s.call('search', q('a'), null);
-    const waiting = s.call('search', q('b'), null);
-    const product = await s.call('productPage', 7, productQuerySchema.parse({}));
+    const search = s.search(q('a'), null);
+    const waiting = s.search(q('b'), null);
+    const product = await s.productPage(7, productQuerySchema.parse({}));
     expect(product).toMatchObject({ degraded: false, data: { product: { productId: 7 } } });
     releaseAll();
     await search;

@@ -32,22 +32,22 @@ describe('degraded answers by cause', () => {
   it('counts a timeout, an index error and an open breaker, each by what answered', async () => {
     const { mode: m, service, set } = setup();
     const q = { limit: 50, offset: 0 } as never;
-    await service.call('productPage', 1, q); // kept in the last-good cache
+    await service.productPage(1, q); // kept in the last-good cache
     set('hang');
-    expect((await service.call('productPage', 1, q)).degraded).toBe(true); // cache
+    expect((await service.productPage(1, q)).degraded).toBe(true); // cache
     set('es-timeout');
-    expect((await service.call('productPage', 2, q)).degraded).toBe(true); // fallback
+    expect((await service.productPage(2, q)).degraded).toBe(true); // fallback
     set('fail');
-    expect((await service.call('productPage', 3, q)).degraded).toBe(true); // fallback; the breaker opens
+    expect((await service.productPage(3, q)).degraded).toBe(true); // fallback; the breaker opens
     expect(m.active).toBe(true);
-    expect((await service.call('productPage', 1, q)).degraded).toBe(true); // cache, not asked
-    expect((await service.call('productPage', 4, q)).degraded).toBe(true); // fallback, not asked
-    expect(m.metrics.answers).toEqual({
+    expect((await service.productPage(1, q)).degraded).toBe(true); // cache, not asked
+    expect((await service.productPage(4, q)).degraded).toBe(true); // fallback, not asked
+    expect(m.counters().answers).toEqual({
       timeout: { cache: 1, fallback: 1 },
       index_error: { cache: 0, fallback: 1 },
       overload: { cache: 0, fallback: 0 },
       breaker_open: { cache: 1, fallback: 1 },
     });
-    expect(m.metrics).toMatchObject({ cacheHits: 2, fallbacks: 3, indexFailures: 3, indexAnswers: 1 });
+    expect(m.counters()).toMatchObject({ cacheHits: 2, fallbacks: 3, indexFailures: 3, indexAnswers: 1 });
   });
 });

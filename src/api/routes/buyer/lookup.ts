@@ -9,7 +9,7 @@ export const lookupRoutes =
   (app) => {
     app.post('/lines/lookup', async (req, res) => {
       const body = parseOr400(lookupBodySchema, req.body ?? {});
-      const answer = await service.call('lookup', body);
+      const answer = await service.lookup(body);
       // The text of res.json(ok({ lines: answer.data }, ...)), around the answer's own JSON.
       sendOkJson(res, answer.body(), { degraded: answer.degraded }, ['{"lines":', '}']);
     });

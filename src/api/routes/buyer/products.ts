@@ -10,7 +10,7 @@ export const productRoutes =
     app.get('/products/:productId', async (req, res) => {
       const { productId } = parseOr400(productParamsSchema, req.params);
       const q = parseOr400(productQuerySchema, req.query);
-      const answer = await service.call('productPage', productId, q);
+      const answer = await service.productPage(productId, q);
       sendOkJson(res, answer.body(), { degraded: answer.degraded });
     });
   };

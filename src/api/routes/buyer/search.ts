@@ -11,7 +11,7 @@ export const searchRoutes =
     app.get('/search', async (req, res) => {
       const q = parseOr400(searchQuerySchema, req.query);
       const after = q.cursor === undefined ? null : decodeSearchCursor(deps.env.CURSOR_SECRET, q.sort, q.cursor);
-      const answer = await service.call('search', q, after);
+      const answer = await service.search(q, after);
       const { items, facets, nextAfter } = answer.data;
       const nextCursor = nextAfter === null ? null : encodeSearchCursor(deps.env.CURSOR_SECRET, q.sort, nextAfter);
       res.json(ok({ items, facets, nextCursor }, { degraded: answer.degraded }));

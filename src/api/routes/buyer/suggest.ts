@@ -9,7 +9,7 @@ export const suggestRoutes =
   (app) => {
     app.get('/search/suggest', async (req, res) => {
       const q = parseOr400(suggestQuerySchema, req.query);
-      const answer = await service.call('suggest', q);
+      const answer = await service.suggest(q);
       sendOkJson(res, answer.body(), { degraded: answer.degraded });
     });
   };

@@ -26,7 +26,7 @@ beforeAll(async () => {
     { degraded: { watch: { enabled: false }, breaker: { openMs: 1e12 } } },
   );
   const mode = deps.services.degraded;
-  mode.breaker.observe({ kind: 'unreachable', detail: 'forced by the test' });
+  mode.observe({ kind: 'unreachable', detail: 'forced by the test' });
   app = createApp(deps, routeModules);
 });
 afterAll(async () => {

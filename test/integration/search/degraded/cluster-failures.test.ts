@@ -156,9 +156,9 @@ describe('Degraded Mode with a real cluster failure', () => {
         expect(got.body.data, r.name).toEqual(want.body.data);
       }
     }
-    const m = deps.services.degraded.metrics;
+    const m = deps.services.degraded.counters();
     expect(m.indexAnswers).toBe(requests.filter((_, i) => warmed(i)).length);
-    expect(deps.services.degraded.cache.entries).toBe(m.indexAnswers);
+    expect(deps.services.degraded.status().cache.entries).toBe(m.indexAnswers);
   });
 
   it('cluster killed: every request still answers 200, degraded, with the same data', async () => {
@@ -188,9 +188,9 @@ describe('Degraded Mode with a real cluster failure', () => {
     expect(walkDegraded.map((p) => p.data)).toEqual(walkHealthy.map((p) => p.data));
 
     const mode = deps.services.degraded;
-    expect(mode.metrics.cacheHits).toBeGreaterThanOrEqual(requests.filter((_, i) => warmed(i)).length);
-    expect(mode.metrics.fallbacks).toBeGreaterThanOrEqual(requests.filter((_, i) => !warmed(i)).length);
-    expect(mode.metrics.unavailable).toBe(0);
+    expect(mode.counters().cacheHits).toBeGreaterThanOrEqual(requests.filter((_, i) => warmed(i)).length);
+    expect(mode.counters().fallbacks).toBeGreaterThanOrEqual(requests.filter((_, i) => !warmed(i)).length);
+    expect(mode.counters().unavailable).toBe(0);
 
     await eventually(async () => {
       const r = await request(app).get('/readyz');
@@ -337,7 +337,7 @@ describe('Degraded Mode with a real cluster failure', () => {
       await indexerEs.indices.delete({ index: red });
     }
     await eventually(async () => expect((await request(app).get('/search')).body.degraded).toBeUndefined(), 10_000, 200);
-    const m = deps.services.degraded.metrics;
+    const m = deps.services.degraded.counters();
     expect(m.unavailable).toBe(0);
     expect(m.opens).toBeGreaterThanOrEqual(4);
   });

@@ -92,14 +92,14 @@ describe('Degraded Mode warm set', () => {
     const facetValues = Object.values(landing).reduce((n, vs) => n + vs.length, 0);
     expect(want.length).toBe(2 + facetValues + 2);
     expect(want.length).toBeGreaterThan(40);
-    expect(mode.warmCache.keys().sort()).toEqual(want.map((r) => r.key).sort());
+    expect(mode.warmKeys().sort()).toEqual(want.map((r) => r.key).sort());
     // Nothing asked through the app: the general cache is empty, every entry came from the warmer.
-    expect(mode.metrics.indexAnswers).toBe(0);
-    expect(mode.cache.entries).toBe(0);
-    expect(mode.metrics.warmRequests).toBeGreaterThanOrEqual(want.length);
+    expect(mode.counters().indexAnswers).toBe(0);
+    expect(mode.status().cache.entries).toBe(0);
+    expect(mode.counters().warmRequests).toBeGreaterThanOrEqual(want.length);
     // Each entry is the index's answer to that request.
     const direct = indexReads(ctx.es, ctx.index.alias);
-    for (const r of want) expect(JSON.parse(mode.warmCache.getJson(r.key)!), r.key).toEqual(await direct.search(r.query, null));
+    for (const r of want) expect(JSON.parse(mode.cached(r.key).warm!), r.key).toEqual(await direct.search(r.query, null));
     // The index has not changed since: a check asks nothing.
     const again = await deps.services.warmer.tick();
     expect(again).toMatchObject({ outcome: 'unchanged', requests: 0 });
@@ -120,17 +120,17 @@ describe('Degraded Mode warm set', () => {
     for (const q of asks) before.set(JSON.stringify(q), await healthy(q));
 
     await outage();
-    const hits = mode.metrics.cacheHits;
+    const hits = mode.counters().cacheHits;
     for (const q of asks) {
       const res = await request(app).get(`/search${qs(q)}`);
       expect(res.status, JSON.stringify(q)).toBe(200);
       expect(res.body.degraded, JSON.stringify(q)).toBe(true);
       expect(res.body.data, JSON.stringify(q)).toEqual(before.get(JSON.stringify(q)));
     }
-    expect(mode.metrics.cacheHits - hits).toBe(asks.length);
+    expect(mode.counters().cacheHits - hits).toBe(asks.length);
     // From the cache, not PostgreSQL, and never from the index.
-    expect(mode.metrics.fallbackQueries).toBe(0);
-    expect(mode.metrics.indexAnswers).toBe(0);
+    expect(mode.counters().fallbackQueries).toBe(0);
+    expect(mode.counters().indexAnswers).toBe(0);
   });
 
   let grid: Record<string, string>;
@@ -164,11 +164,11 @@ describe('Degraded Mode warm set', () => {
     );
     expect(changed).not.toEqual(old);
 
-    const { warmRequests, warmPasses, warmFailures } = mode.metrics;
+    const { warmRequests, warmPasses, warmFailures } = mode.counters();
     expect(await warmer.tick()).toMatchObject({ outcome: 'degraded', requests: 0 });
     // Several loop intervals later: still nothing asked, nothing kept.
     await new Promise((r) => setTimeout(r, 1500));
-    expect(mode.metrics).toMatchObject({ warmRequests, warmPasses, warmFailures });
+    expect(mode.counters()).toMatchObject({ warmRequests, warmPasses, warmFailures });
     const res = await request(app).get(`/search${qs(grid)}`);
     expect(res.body.degraded).toBe(true);
     expect(res.body.data).toEqual(old);
@@ -176,9 +176,9 @@ describe('Degraded Mode warm set', () => {
 
   it('cluster back: the next warm pass takes the change, and the next outage answers the new grid', async () => {
     const mode = deps.services.degraded;
-    const passes = mode.metrics.warmPasses;
+    const passes = mode.counters().warmPasses;
     await recovery();
-    await eventually(async () => expect(mode.metrics.warmPasses).toBeGreaterThan(passes), 30_000, 100);
+    await eventually(async () => expect(mode.counters().warmPasses).toBeGreaterThan(passes), 30_000, 100);
     expect(deps.services.warmer.last?.outcome).toBe('warmed');
 
     await outage();
@@ -186,8 +186,8 @@ describe('Degraded Mode warm set', () => {
     expect(res.status).toBe(200);
     expect(res.body.degraded).toBe(true);
     expect(res.body.data).toEqual(changed);
-    expect(mode.metrics.fallbackQueries).toBe(0);
-    expect(mode.metrics.indexAnswers).toBe(0);
+    expect(mode.counters().fallbackQueries).toBe(0);
+    expect(mode.counters().indexAnswers).toBe(0);
     await recovery();
   });
 });

@@ -29,18 +29,18 @@ describe('Degraded Mode answers without the index', () => {
     expect(answer.json()).toBe('{"items":[1,2]}');
     expect(answer.data).toEqual({ items: [1, 2] });
     expect(asked).toBe(0);
-    expect(m.metrics).toMatchObject({ indexAnswers: 1, cacheHits: 1, fallbacks: 0, fallbackQueries: 0 });
-    expect(m.metrics.answers.breaker_open).toEqual({ cache: 1, fallback: 0 });
+    expect(m.counters()).toMatchObject({ indexAnswers: 1, cacheHits: 1, fallbacks: 0, fallbackQueries: 0 });
+    expect(m.counters().answers.breaker_open).toEqual({ cache: 1, fallback: 0 });
   });
 
   it('prefers the warm part, and an index answer to a warm request refreshes the warm entry', async () => {
     const m = degraded();
-    m.cache.setJson('k', '"general"');
-    m.warmCache.setJson('k', '"warm"');
+    m.indexAnswered(m.tryAcquire()!, 'k', 'general');
+    expect(m.keepWarm('k', 'warm')).toBe(true);
+    expect(m.cached('k')).toEqual({ warm: '"warm"', general: '"general"' });
     expect((await m.answer('k', async () => 'pg', 'timeout')).data).toBe('warm');
     m.indexAnswered(m.tryAcquire()!, 'k', 'fresh');
-    expect(m.warmCache.getJson('k')).toBe('"fresh"');
-    expect(m.cache.getJson('k')).toBe('"general"');
+    expect(m.cached('k')).toEqual({ warm: '"fresh"', general: '"general"' });
   });
 
   it('shares one PostgreSQL read among identical concurrent misses and reuses its answer briefly', async () => {
@@ -65,8 +65,8 @@ describe('Degraded Mode answers without the index', () => {
     const again = await m.answer('product [1]', read(1), 'breaker_open');
     expect(again.json()).toBe('{"productId":1}');
     expect(reads).toBe(2);
-    expect(m.metrics).toMatchObject({ fallbacks: 4, fallbackQueries: 2, cacheHits: 0 });
-    expect(m.metrics.answers).toEqual({
+    expect(m.counters()).toMatchObject({ fallbacks: 4, fallbackQueries: 2, cacheHits: 0 });
+    expect(m.counters().answers).toEqual({
       breaker_open: { cache: 0, fallback: 1 },
       timeout: { cache: 0, fallback: 2 },
       index_error: { cache: 0, fallback: 1 },
@@ -97,7 +97,7 @@ describe('Degraded Mode answers without the index', () => {
         'breaker_open',
       ),
     ).rejects.toBe(own);
-    expect(m.metrics).toMatchObject({ fallbackFailures: 1, unavailable: 1, fallbacks: 0 });
+    expect(m.counters()).toMatchObject({ fallbackFailures: 1, unavailable: 1, fallbacks: 0 });
   });
 
   it('opens after repeated index failures, counts them, and reports it in the metrics text', async () => {
@@ -107,7 +107,7 @@ describe('Degraded Mode answers without the index', () => {
     m.indexFailed(m.tryAcquire()!, 'timeout');
     expect(m.active).toBe(true);
     expect(m.tryAcquire()).toBeNull();
-    expect(m.metrics).toMatchObject({ indexFailures: 2, opens: 1 });
+    expect(m.counters()).toMatchObject({ indexFailures: 2, opens: 1 });
     const registry = new Registry();
     m.registerMetrics(registry);
     const text = await registry.metrics();
@@ -119,11 +119,11 @@ describe('Degraded Mode answers without the index', () => {
 
   it('sheds a search without the index: the last-good answer, else 503 with Retry-After 1, never PostgreSQL', async () => {
     const m = degraded();
-    m.cache.setJson('search {"k":1}', '{"items":[]}');
+    m.indexAnswered(m.tryAcquire()!, 'search {"k":1}', { items: [] });
     const kept = m.shed<{ items: unknown[] }>('search {"k":1}');
     expect(kept).toMatchObject({ degraded: true, data: { items: [] } });
     expect(() => m.shed('search {"k":2}')).toThrow(expect.objectContaining({ kind: 'search-unavailable', retryAfterSeconds: 1 }));
-    expect(m.metrics).toMatchObject({ shed: 2, cacheHits: 1, unavailable: 1, fallbackQueries: 0 });
+    expect(m.counters()).toMatchObject({ shed: 2, cacheHits: 1, unavailable: 1, fallbackQueries: 0 });
     const registry = new Registry();
     m.registerMetrics(registry);
     const text = await registry.metrics();
@@ -139,6 +139,38 @@ describe('Degraded Mode answers without the index', () => {
     m.indexAnswered(m.tryAcquire()!, 'k', 1);
     m.indexFailed(slow, 'TimeoutError', true);
     expect(m.active).toBe(false);
-    expect(m.metrics).toMatchObject({ indexFailures: 1, overloadTimeouts: 1, opens: 0 });
+    expect(m.counters()).toMatchObject({ indexFailures: 1, overloadTimeouts: 1, opens: 0 });
+  });
+});
+
+describe('Degraded Mode keeps the warm set for the warmer', () => {
+  it('keeps a warm answer only while healthy, prunes to the finished pass and counts as it goes', () => {
+    const m = degraded({ breaker: { failureThreshold: 1 } });
+    expect(m.keepWarm('a', 1)).toBe(true);
+    expect(m.keepWarm('b', 2)).toBe(true);
+    m.warmFailed();
+    m.warmPassDone(new Set(['b']));
+    expect(m.warmKeys()).toEqual(['b']);
+    expect(m.status().warmCache.entries).toBe(1);
+    m.indexFailed(m.tryAcquire()!, 'connection refused');
+    expect(m.active).toBe(true);
+    expect(m.keepWarm('c', 3)).toBe(false);
+    expect(m.cached('c')).toEqual({ warm: undefined, general: undefined });
+    expect(m.counters()).toMatchObject({ warmRequests: 2, warmFailures: 1, warmPasses: 1 });
+  });
+
+  it('hands out its counters as a copy: a caller cannot change them', () => {
+    const m = degraded();
+    m.counters().warmPasses = 99;
+    m.counters().answers.timeout.cache = 99;
+    expect(m.counters()).toMatchObject({ warmPasses: 0, answers: { timeout: { cache: 0 } } });
+  });
+
+  it('takes a look at the cluster from outside the watcher: an unreachable cluster turns Degraded Mode on', () => {
+    const m = degraded();
+    m.observe({ kind: 'unreachable', detail: 'forced' });
+    expect(m.active).toBe(true);
+    expect(m.status().breaker).toMatchObject({ state: 'open', reason: 'cluster unreachable: forced', opens: 1 });
+    expect(m.counters().opens).toBe(1);
   });
 });
