@@ -27,12 +27,17 @@ export async function productsNamedLike(db: Db, patterns: string[]): Promise<{ p
 }
 
 /**
- * Every named catalog product: suggestions match names within typo budgets, which no pattern
- * narrows, so the fallback matches them all in the application (Degraded Mode only).
+ * The catalog's distinct names with their products (name order), at most `max` names: the
+ * suggestion fallback keeps them in memory and matches them in code (PostgreSQL cannot fold, and
+ * no pattern narrows a typo). More than `max` names: the first `max + 1`, so the caller sees the
+ * bound was passed.
  */
-export async function namedProducts(db: Db): Promise<{ productId: number; name: string }[]> {
-  const { rows } = await db.query(`SELECT product_id, name FROM products WHERE name IS NOT NULL`);
-  return rows.map((r) => ({ productId: r.product_id, name: r.name }));
+export async function productsByName(db: Db, max: number): Promise<{ name: string; productIds: number[] }[]> {
+  const { rows } = await db.query(
+    `SELECT name, array_agg(product_id ORDER BY product_id) AS ids FROM products WHERE name IS NOT NULL GROUP BY name ORDER BY name LIMIT $1`,
+    [max + 1],
+  );
+  return rows.map((r) => ({ name: r.name, productIds: r.ids }));
 }
 
 /** Search filters in SQL terms; null = not filtered. Keyword is resolved to product ids first. */
@@ -93,20 +98,12 @@ const SHOWN_OFFERS_SQL = `
      AND ($1::int[] IS NULL OR coalesce(s.product_id, v.product_id) = ANY($1))`;
 
 /**
- * One statement: the result products (every filter) and each facet's distinct-product counts
- * (every filter but its own). An offer failing two or more filters counts nowhere, so only
- * offers with at most one miss are kept; a facet counts an offer with no miss, or whose only
- * miss is its own filter.
+ * The shown offers with, per filter, whether the offer fails it (`miss_x`; a null field fails
+ * every filter on it, as a missing keyword does): the CTEs `eligible`, `o` and `m` over the
+ * parameters of SearchFilterParams in the order of filterParams().
  */
-export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{ results: ResultRow[]; facets: FacetRow[] }> {
-  const facetBranch = (facet: FacetName, column: string, miss: string, nameColumn = 'NULL::text') =>
-    `SELECT '${facet}' AS kind, NULL::int AS product_id, ${column} AS value, ${nameColumn} AS extra,
-            count(DISTINCT product_id)::int AS n1, NULL::int AS n2, NULL::boolean AS b1, NULL::boolean AS b2
-       FROM g WHERE ${column} IS NOT NULL AND misses - ${miss}::int = 0
-      GROUP BY ${column}${nameColumn === 'NULL::text' ? '' : `, ${nameColumn}`}`;
-  // miss_x: the offer fails filter x (a null field fails every filter on it, as a missing keyword does).
-  const sql = `
-    WITH eligible AS MATERIALIZED (SELECT seller_id FROM seller_readiness WHERE cardinality(incomplete) = 0),
+const MISSES_CTES = `
+    eligible AS MATERIALIZED (SELECT seller_id FROM seller_readiness WHERE cardinality(incomplete) = 0),
     o AS (${SHOWN_OFFERS_SQL}),
     m AS (
       SELECT o.*, p.category, p.set_name, p.rarity, p.collector_number,
@@ -119,7 +116,52 @@ export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{
              NOT coalesce($9::text[] IS NULL OR o.finish = ANY($9), false) AS miss_finish,
              NOT coalesce($10::text IS NULL OR o.seller_code = $10, false) AS miss_seller
         FROM o LEFT JOIN products p ON p.product_id = o.product_id
-    ),
+    )`;
+
+const filterParams = (f: SearchFilterParams) => [
+  f.productIds,
+  f.checkoutMode,
+  f.category,
+  f.set,
+  f.rarity,
+  f.collectorNumber,
+  f.condition,
+  f.language,
+  f.finish,
+  f.sellerCode,
+  SEALED_CONDITION,
+];
+
+/**
+ * The products /search lists for the filters (an offer passing every filter), with their names:
+ * the result products of searchAggregates without its facets (suggestions count names, not facets).
+ */
+export async function listedProducts(db: Db, f: SearchFilterParams): Promise<{ productId: number; name: string | null }[]> {
+  const { rows } = await db.query(
+    `WITH ${MISSES_CTES}
+     SELECT r.product_id, p.name
+       FROM (SELECT DISTINCT product_id FROM m
+              WHERE NOT (miss_category OR miss_set OR miss_rarity OR miss_cn OR miss_condition OR miss_language OR miss_finish OR miss_seller)) r
+       JOIN products p ON p.product_id = r.product_id`,
+    filterParams(f),
+  );
+  return rows.map((r) => ({ productId: r.product_id, name: r.name }));
+}
+
+/**
+ * One statement: the result products (every filter) and each facet's distinct-product counts
+ * (every filter but its own). An offer failing two or more filters counts nowhere, so only
+ * offers with at most one miss are kept; a facet counts an offer with no miss, or whose only
+ * miss is its own filter.
+ */
+export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{ results: ResultRow[]; facets: FacetRow[] }> {
+  const facetBranch = (facet: FacetName, column: string, miss: string, nameColumn = 'NULL::text') =>
+    `SELECT '${facet}' AS kind, NULL::int AS product_id, ${column} AS value, ${nameColumn} AS extra,
+            count(DISTINCT product_id)::int AS n1, NULL::int AS n2, NULL::boolean AS b1, NULL::boolean AS b2
+       FROM g WHERE ${column} IS NOT NULL AND misses - ${miss}::int = 0
+      GROUP BY ${column}${nameColumn === 'NULL::text' ? '' : `, ${nameColumn}`}`;
+  const sql = `
+    WITH ${MISSES_CTES},
     g AS MATERIALIZED (
       SELECT * FROM (
         SELECT m.*, miss_category::int + miss_set::int + miss_rarity::int + miss_cn::int + miss_condition::int
@@ -140,19 +182,7 @@ export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{
     UNION ALL ${facetBranch('language', 'language', 'miss_language')}
     UNION ALL ${facetBranch('finish', 'finish', 'miss_finish')}
     UNION ALL ${facetBranch('seller', 'seller_code', 'miss_seller', 'store_name')}`;
-  const { rows } = await db.query(sql, [
-    f.productIds,
-    f.checkoutMode,
-    f.category,
-    f.set,
-    f.rarity,
-    f.collectorNumber,
-    f.condition,
-    f.language,
-    f.finish,
-    f.sellerCode,
-    SEALED_CONDITION,
-  ]);
+  const { rows } = await db.query(sql, filterParams(f));
   const results: ResultRow[] = [];
   const facets: FacetRow[] = [];
   for (const r of rows) {
