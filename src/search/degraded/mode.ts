@@ -25,6 +25,8 @@ export interface DegradedMode {
   readonly cache: LastGoodCache;
   /** The warm set's reserved part of the last-good cache (same keys as live requests). */
   readonly warmCache: LastGoodCache;
+  /** The suggestions' part of the last-good cache (`cache` keeps the other reads'). */
+  readonly suggestCache: LastGoodCache;
   readonly metrics: DegradedMetrics;
   /** The client buyer queries use: short timeout, no retry. */
   readonly searchClient: Client;
@@ -87,12 +89,15 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
   const metrics = emptyDegradedMetrics();
   const cache = new LastGoodCache(options.cache);
   const warmCache = new LastGoodCache(options.warmCache);
+  const suggestCache = new LastGoodCache(options.suggestCache);
+  // Suggestions apart: a burst of typing cannot evict the searches' last-good answers.
+  const liveCache = (key: string) => (methodOfKey(key) === 'suggest' ? suggestCache : cache);
   const fallback = sharedFallback({ memo: options.fallbackMemo, limiter: options.limiter }, metrics);
   const admission = new ConcurrencyLimiter(options.admission);
   // The last-good answer, counted by why the index did not give it. The warm part first: the
   // warmer keeps it current, the general part may hold an older answer.
   const lastGood = <T>(key: string, cause: DegradedCause): Answer<T> | undefined => {
-    const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
+    const cached = warmCache.getBytes(key) ?? liveCache(key).getBytes(key);
     if (cached === undefined) return undefined;
     metrics.cacheHits += 1;
     metrics.answers[cause].cache += 1;
@@ -117,6 +122,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     breaker,
     cache,
     warmCache,
+    suggestCache,
     metrics,
     // No retry on one node (a dead cluster must not cost a buyer twice the wait); on a cluster, a
     // refused connection moves on to the next node instead of failing the read (failoverRetries).
@@ -139,7 +145,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
       // Serialized once: the cache keeps the text the response is then built from.
       const json = JSON.stringify(data);
       // A warm request's answer replaces the warm entry, where live traffic cannot evict it.
-      (warmCache.has(key) ? warmCache : cache).setJson(key, json);
+      (warmCache.has(key) ? warmCache : liveCache(key)).setJson(key, json);
       return new JsonAnswer(false, { data, json });
     },
     indexFailed: (permit, reason, timedOut = false) => {
@@ -179,6 +185,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
         cluster: cluster().status,
         cache: { entries: cache.entries, bytes: cache.bytes },
         warmCache: { entries: warmCache.entries, bytes: warmCache.bytes },
+        suggestCache: { entries: suggestCache.entries, bytes: suggestCache.bytes },
         fallback: { running: fallback.limiter.running, waiting: fallback.limiter.waiting },
         admission: { running: admission.running, waiting: admission.waiting },
       })),
