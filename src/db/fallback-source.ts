@@ -72,14 +72,29 @@ export interface FacetRow {
 }
 
 /**
+ * Where shown offers are read from: every listing and variant, or relations holding every row
+ * the filters could keep (CTEs the statement defines); and the browse-eligible sellers' query.
+ */
+interface OfferSources {
+  listings: string;
+  variants: string;
+  eligible: string;
+}
+const EVERY_OFFER: OfferSources = {
+  listings: 'listings',
+  variants: 'handoff_variants',
+  eligible: 'SELECT seller_id FROM seller_readiness WHERE cardinality(incomplete) = 0',
+};
+
+/**
  * Shown offers (DECISIONS.md "Browse gates and stock") with the fields the index stores on an
  * offer document. Native: live, matched, seller browse-eligible, available > 0. Handoff: store
  * active, quantity > 0; product and printing from the catalog sku when it exists.
  */
-const SHOWN_OFFERS_SQL = `
+const shownOffersSql = (src: OfferSources) => `
   SELECT s.product_id, true AS native, 'n:' || l.seller_id AS store_key, se.seller_code, se.store_name,
          s.condition, s.language, s.finish, coalesce(s.condition = $11, false) AS is_sealed, l.price
-    FROM listings l
+    FROM ${src.listings} l
     JOIN skus s ON s.sku_id = l.sku_id
     JOIN sellers se ON se.seller_id = l.seller_id
    WHERE l.deleted_at IS NULL AND l.match_status = 'matched'
@@ -90,7 +105,7 @@ const SHOWN_OFFERS_SQL = `
   UNION ALL
   SELECT coalesce(s.product_id, v.product_id), false, 'h:' || v.store_slug, h.seller_code, h.store_name,
          s.condition, s.language, s.finish, coalesce(s.condition = $11, false), v.price
-    FROM handoff_variants v
+    FROM ${src.variants} v
     JOIN handoff_stores h ON h.store_slug = v.store_slug
     LEFT JOIN skus s ON s.sku_id = v.sku_id
    WHERE h.active AND v.quantity > 0
@@ -102,9 +117,9 @@ const SHOWN_OFFERS_SQL = `
  * every filter on it, as a missing keyword does): the CTEs `eligible`, `o` and `m` over the
  * parameters of SearchFilterParams in the order of filterParams().
  */
-const MISSES_CTES = `
-    eligible AS MATERIALIZED (SELECT seller_id FROM seller_readiness WHERE cardinality(incomplete) = 0),
-    o AS (${SHOWN_OFFERS_SQL}),
+const missesCtes = (src: OfferSources) => `
+    eligible AS MATERIALIZED (${src.eligible}),
+    o AS (${shownOffersSql(src)}),
     m AS (
       SELECT o.*, p.category, p.set_name, p.rarity, p.collector_number,
              NOT coalesce($3::text IS NULL OR p.category = $3, false) AS miss_category,
@@ -133,17 +148,25 @@ const filterParams = (f: SearchFilterParams) => [
 ];
 
 /**
- * The products /search lists for the filters (an offer passing every filter), with their names:
- * the result products of searchAggregates without its facets (suggestions count names, not facets).
+ * The products /search lists for the filters (an offer passing every filter) among `productIds`,
+ * with their names: searchAggregates' result products without its facets (suggestions count
+ * names, not facets). The eligible sellers are read first and given as values: estimating the
+ * view's filter at one seller, the planner would otherwise walk every eligible seller's listings
+ * and check their stock (1.5 million at the 2,000,000-listing sample) instead of the products'.
+ * Run it in the caller's snapshot (both statements see the same data).
  */
-export async function listedProducts(db: Db, f: SearchFilterParams): Promise<{ productId: number; name: string | null }[]> {
+export async function listedProducts(db: Db, f: SearchFilterParams & { productIds: number[] }): Promise<{ productId: number; name: string | null }[]> {
+  const eligible = await db.query(`${EVERY_OFFER.eligible}`);
   const { rows } = await db.query(
-    `WITH ${MISSES_CTES}
+    `WITH skus_of AS MATERIALIZED (SELECT sku_id FROM skus WHERE product_id = ANY($1)),
+     listings_of AS (SELECT * FROM listings WHERE sku_id IN (SELECT sku_id FROM skus_of)),
+     variants_of AS (SELECT * FROM handoff_variants WHERE product_id = ANY($1) OR sku_id IN (SELECT sku_id FROM skus_of)),
+     ${missesCtes({ listings: 'listings_of', variants: 'variants_of', eligible: 'SELECT seller_id FROM sellers WHERE seller_id = ANY($12::int[])' })}
      SELECT r.product_id, p.name
        FROM (SELECT DISTINCT product_id FROM m
               WHERE NOT (miss_category OR miss_set OR miss_rarity OR miss_cn OR miss_condition OR miss_language OR miss_finish OR miss_seller)) r
        JOIN products p ON p.product_id = r.product_id`,
-    filterParams(f),
+    [...filterParams(f), eligible.rows.map((r) => r.seller_id)],
   );
   return rows.map((r) => ({ productId: r.product_id, name: r.name }));
 }
@@ -161,7 +184,7 @@ export async function searchAggregates(db: Db, f: SearchFilterParams): Promise<{
        FROM g WHERE ${column} IS NOT NULL AND misses - ${miss}::int = 0
       GROUP BY ${column}${nameColumn === 'NULL::text' ? '' : `, ${nameColumn}`}`;
   const sql = `
-    WITH ${MISSES_CTES},
+    WITH ${missesCtes(EVERY_OFFER)},
     g AS MATERIALIZED (
       SELECT * FROM (
         SELECT m.*, miss_category::int + miss_set::int + miss_rarity::int + miss_cn::int + miss_condition::int
