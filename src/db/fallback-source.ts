@@ -150,23 +150,29 @@ const filterParams = (f: SearchFilterParams) => [
 /**
  * The products /search lists for the filters (an offer passing every filter) among `productIds`,
  * with their names: searchAggregates' result products without its facets (suggestions count
- * names, not facets). The eligible sellers are read first and given as values: estimating the
- * view's filter at one seller, the planner would otherwise walk every eligible seller's listings
- * and check their stock (1.5 million at the 2,000,000-listing sample) instead of the products'.
- * Run it in the caller's snapshot (both statements see the same data).
+ * names, not facets). The eligible sellers and the candidate variants are read first and given
+ * as values: estimating the view's filter at one seller, the planner would otherwise walk every
+ * eligible seller's listings and check their stock (1.5 million at the 2,000,000-listing sample)
+ * instead of the products'. Run it in the caller's snapshot (its statements see the same data).
  */
 export async function listedProducts(db: Db, f: SearchFilterParams & { productIds: number[] }): Promise<{ productId: number; name: string | null }[]> {
-  const eligible = await db.query(`${EVERY_OFFER.eligible}`);
+  const eligible = await db.query(EVERY_OFFER.eligible);
+  // The variants too (a few hundred of 20,000): their sku's product is looked up one by one, not
+  // by hashing all 750,000 skus for an estimated 10,000 variants.
+  const variants = await db.query(
+    `SELECT variant_id FROM handoff_variants
+      WHERE product_id = ANY($1) OR sku_id IN (SELECT sku_id FROM skus WHERE product_id = ANY($1))`,
+    [f.productIds],
+  );
   const { rows } = await db.query(
-    `WITH skus_of AS MATERIALIZED (SELECT sku_id FROM skus WHERE product_id = ANY($1)),
-     listings_of AS (SELECT * FROM listings WHERE sku_id IN (SELECT sku_id FROM skus_of)),
-     variants_of AS (SELECT * FROM handoff_variants WHERE product_id = ANY($1) OR sku_id IN (SELECT sku_id FROM skus_of)),
+    `WITH listings_of AS (SELECT * FROM listings WHERE sku_id IN (SELECT sku_id FROM skus WHERE product_id = ANY($1))),
+     variants_of AS (SELECT * FROM handoff_variants WHERE variant_id = ANY($13::int[])),
      ${missesCtes({ listings: 'listings_of', variants: 'variants_of', eligible: 'SELECT seller_id FROM sellers WHERE seller_id = ANY($12::int[])' })}
      SELECT r.product_id, p.name
        FROM (SELECT DISTINCT product_id FROM m
               WHERE NOT (miss_category OR miss_set OR miss_rarity OR miss_cn OR miss_condition OR miss_language OR miss_finish OR miss_seller)) r
        JOIN products p ON p.product_id = r.product_id`,
-    [...filterParams(f), eligible.rows.map((r) => r.seller_id)],
+    [...filterParams(f), eligible.rows.map((r) => r.seller_id), variants.rows.map((r) => r.variant_id)],
   );
   return rows.map((r) => ({ productId: r.product_id, name: r.name }));
 }
