@@ -281,8 +281,10 @@ async function suggest(db: PoolClient, q: SuggestQuery, catalog: NameCatalog): P
   const listed = products.flatMap((r) => (r.name !== null && matches(r.name) ? [{ name: r.name, terms: new Set(terms(r.name)) }] : []));
   const own = new Map<string, number>();
   for (const r of listed) own.set(r.name, (own.get(r.name) ?? 0) + 1);
-  const top = [...own].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, CANDIDATE_NAMES);
-  const ranked = rankNames(qTerms, top);
+  // As the candidate request aggregates them: the most stocked names, and the most stocked of the exact matches.
+  const mostStocked = (names: [string, number][]) => names.sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, CANDIDATE_NAMES);
+  const exact = [...own].filter(([name]) => matchName(qTerms, terms(name))!.typos === 0);
+  const ranked = rankNames(qTerms, new Map([...mostStocked(exact), ...mostStocked([...own])]));
   const listedCount = (wanted: string[]) => listed.filter((r) => wanted.every((t) => r.terms.has(t))).length;
   const counted = ranked
     .slice(0, COUNTED_NAMES)
