@@ -21,7 +21,15 @@ import {
   skuFacts,
   variantsOfProducts,
 } from '../db/offer-source.js';
-import { namedProducts, productsNamedLike, searchAggregates, type FacetRow, type ResultRow, type SearchFilterParams } from '../db/fallback-source.js';
+import {
+  listedProducts,
+  productsByName,
+  productsNamedLike,
+  searchAggregates,
+  type FacetRow,
+  type ResultRow,
+  type SearchFilterParams,
+} from '../db/fallback-source.js';
 import {
   cartSeller,
   handoffOfferDocs,
@@ -40,6 +48,8 @@ import { FACET_SIZE } from './queries/filters.js';
 import type { SearchPage } from './queries/search-result.js';
 import { CANDIDATE_NAMES, COUNTED_NAMES, scopedSearch } from './queries/suggest.js';
 import { compareCandidates, correctionOf, matchName, rankNames } from './suggest/match.js';
+import { matchingNames, type NameCatalog } from './suggest/name-catalog.js';
+import { DEFAULT_CATALOG_REFRESH, refreshedCatalog, type CatalogRefreshOptions } from './suggest/catalog-refresh.js';
 import type { BuyerReads } from './reads.js';
 import { compareCodePoints, productSortKey, terms } from './text.js';
 
@@ -60,6 +70,8 @@ export interface PgReadsOptions {
   statementTimeoutMs: number;
   /** Waiting for a pooled connection longer than this fails the read. */
   connectTimeoutMs: number;
+  /** How long the suggestions' name list is reused, and its bound (default DEFAULT_CATALOG_REFRESH). */
+  names?: CatalogRefreshOptions;
 }
 
 export const DEFAULT_PG_READS: PgReadsOptions = { statementTimeoutMs: 2500, connectTimeoutMs: 1000 };
@@ -245,29 +257,34 @@ async function search(db: PoolClient, q: SearchQuery, after: string | null): Pro
 }
 
 /**
- * Suggestions as the index path makes them (queries/suggest.ts), from PostgreSQL: the catalog
- * products whose name matches the query, /search's own aggregate over them for the ones listed
- * in the scope, their distinct names (the most products first, as the terms aggregation keeps
- * them), ranked, and the best ones counted as /search?keyword=<name> would list them.
+ * Suggestions as the index path makes them (queries/suggest.ts), from PostgreSQL: the names of
+ * the catalog list (`catalog`, read every few seconds) matching the query, the products of theirs
+ * /search lists in the scope (read in this snapshot, by their names now: one renamed since the
+ * list was read is kept only if its name still matches), their distinct names (the most products
+ * first, as the terms aggregation keeps them), ranked, and the best ones counted as
+ * /search?keyword=<name> would list them.
  */
-async function suggest(db: PoolClient, q: SuggestQuery): Promise<Suggestions> {
+async function suggest(db: PoolClient, q: SuggestQuery, catalog: NameCatalog): Promise<Suggestions> {
   const none: Suggestions = { completions: [], correction: null };
   const qTerms = terms(q.q);
   const filters = storableFilters(scopedSearch(q, q.q));
   if (qTerms.length === 0 || filters === null) return none;
+  const names = matchingNames(catalog, qTerms);
+  if (names.length === 0) return none;
+  const products = await listedProducts(db, { ...filters, productIds: names.flatMap((i) => catalog.productIds[i]!) });
   const matchesByName = new Map<string, boolean>();
-  const matching = (await namedProducts(db)).filter((p) => {
-    let m = matchesByName.get(p.name);
-    if (m === undefined) matchesByName.set(p.name, (m = matchName(qTerms, terms(p.name)) !== null));
+  const matches = (name: string) => {
+    let m = matchesByName.get(name);
+    if (m === undefined) matchesByName.set(name, (m = matchName(qTerms, terms(name)) !== null));
     return m;
-  });
-  if (matching.length === 0) return none;
-  const { results } = await searchAggregates(db, { productIds: matching.map((p) => p.productId), ...filters });
-  const listed = results.filter((r) => r.name !== null).map((r) => ({ name: r.name!, terms: new Set(terms(r.name!)) }));
+  };
+  const listed = products.flatMap((r) => (r.name !== null && matches(r.name) ? [{ name: r.name, terms: new Set(terms(r.name)) }] : []));
   const own = new Map<string, number>();
   for (const r of listed) own.set(r.name, (own.get(r.name) ?? 0) + 1);
-  const top = [...own].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, CANDIDATE_NAMES);
-  const ranked = rankNames(qTerms, top);
+  // As the candidate request aggregates them: the most stocked names, and the most stocked of the exact matches.
+  const mostStocked = (names: [string, number][]) => names.sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, CANDIDATE_NAMES);
+  const exact = [...own].filter(([name]) => matchName(qTerms, terms(name))!.typos === 0);
+  const ranked = rankNames(qTerms, new Map([...mostStocked(exact), ...mostStocked([...own])]));
   const listedCount = (wanted: string[]) => listed.filter((r) => wanted.every((t) => r.terms.has(t))).length;
   const counted = ranked
     .slice(0, COUNTED_NAMES)
@@ -299,10 +316,14 @@ async function lookup(db: PoolClient, body: LookupBody, known: LookupBody['lines
 
 /** The buyer reads from PostgreSQL, each in one snapshot of its own. */
 export function pgReads(pool: Pool, opts: PgReadsOptions = DEFAULT_PG_READS): BuyerReads {
+  const catalog = refreshedCatalog((max) => inSnapshot(pool, opts, (db) => productsByName(db, max)), opts.names ?? DEFAULT_CATALOG_REFRESH);
   return {
     productPage: (productId, q) => inSnapshot(pool, opts, (db) => productPage(db, productId, q)),
     search: (q, after) => inSnapshot(pool, opts, (db) => search(db, q, after)),
-    suggest: (q) => inSnapshot(pool, opts, (db) => suggest(db, q)),
+    suggest: async (q) => {
+      const names = await catalog.current();
+      return inSnapshot(pool, opts, (db) => suggest(db, q, names));
+    },
     lookup: async (body) => {
       if (body.lines.length === 0) return [];
       // Ids beyond int4 cannot be stored: such lines stay unknown (as the index answers them).

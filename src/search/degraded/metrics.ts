@@ -70,6 +70,7 @@ export interface DegradedGauges {
   cluster: ClusterView['status'];
   cache: { entries: number; bytes: number };
   warmCache: { entries: number; bytes: number };
+  suggestCache: { entries: number; bytes: number };
   fallback: { running: number; waiting: number };
   admission: { running: number; waiting: number };
 }
@@ -110,6 +111,8 @@ export function registerDegradedMetrics(registry: Registry, metrics: DegradedMet
   gaugeFrom(registry, 'degraded_cache_bytes', 'Size of the last-good cache (bytes: UTF-8 answers and their keys)', () => gauges().cache.bytes);
   gaugeFrom(registry, 'degraded_warm_cache_entries', "Entries in the warm set's part of the last-good cache", () => gauges().warmCache.entries);
   gaugeFrom(registry, 'degraded_warm_cache_bytes', "Size of the warm set's part of the last-good cache (bytes)", () => gauges().warmCache.bytes);
+  gaugeFrom(registry, 'degraded_suggest_cache_entries', "Entries in the suggestions' part of the last-good cache", () => gauges().suggestCache.entries);
+  gaugeFrom(registry, 'degraded_suggest_cache_bytes', "Size of the suggestions' part of the last-good cache (bytes)", () => gauges().suggestCache.bytes);
   counterFrom(registry, 'degraded_warm_passes_total', 'Warm passes run to the end', () => metrics.warmPasses);
   counterFrom(registry, 'degraded_warm_requests_total', 'Warm requests answered by the index', () => metrics.warmRequests);
   counterFrom(registry, 'degraded_warm_failures_total', 'Warm requests that failed', () => metrics.warmFailures);

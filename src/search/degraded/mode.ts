@@ -32,6 +32,8 @@ export interface DegradedStatus {
   cache: CacheSize;
   /** The warm set's reserved part of the last-good cache. */
   warmCache: CacheSize;
+  /** The suggestions' part of the last-good cache (`cache` keeps the other reads'). */
+  suggestCache: CacheSize;
   /** PostgreSQL fallback reads running and waiting. */
   fallback: { running: number; waiting: number };
   /** Searches holding and waiting for a slot to the index. */
@@ -125,12 +127,15 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
   const metrics = emptyDegradedMetrics();
   const cache = new LastGoodCache(options.cache);
   const warmCache = new LastGoodCache(options.warmCache);
+  const suggestCache = new LastGoodCache(options.suggestCache);
+  // Suggestions apart: a burst of typing cannot evict the searches' last-good answers.
+  const liveCache = (key: string) => (methodOfKey(key) === 'suggest' ? suggestCache : cache);
   const fallback = sharedFallback({ memo: options.fallbackMemo, limiter: options.limiter }, metrics);
   const admission = new ConcurrencyLimiter(options.admission);
   // The last-good answer, counted by why the index did not give it. The warm part first: the
   // warmer keeps it current, the general part may hold an older answer.
   const lastGood = <T>(key: string, cause: DegradedCause): Answer<T> | undefined => {
-    const cached = warmCache.getBytes(key) ?? cache.getBytes(key);
+    const cached = warmCache.getBytes(key) ?? liveCache(key).getBytes(key);
     if (cached === undefined) return undefined;
     metrics.cacheHits += 1;
     metrics.answers[cause].cache += 1;
@@ -149,6 +154,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     cluster: cluster(),
     cache: { entries: cache.entries, bytes: cache.bytes },
     warmCache: { entries: warmCache.entries, bytes: warmCache.bytes },
+    suggestCache: { entries: suggestCache.entries, bytes: suggestCache.bytes },
     fallback: { running: fallback.limiter.running, waiting: fallback.limiter.waiting },
     admission: { running: admission.running, waiting: admission.waiting },
   });
@@ -174,7 +180,7 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
       // Serialized once: the cache keeps the text the response is then built from.
       const json = JSON.stringify(data);
       // A warm request's answer replaces the warm entry, where live traffic cannot evict it.
-      (warmCache.has(key) ? warmCache : cache).setJson(key, json);
+      (warmCache.has(key) ? warmCache : liveCache(key)).setJson(key, json);
       return new JsonAnswer(false, { data, json });
     },
     indexFailed: (permit, reason, timedOut = false) => {
@@ -223,12 +229,20 @@ export function createDegradedMode(deps: Pick<Infra, 'es' | 'index' | 'logger' |
     status,
     counters: () => structuredClone(metrics),
     observe,
-    cached: (key) => ({ warm: warmCache.getJson(key), general: cache.getJson(key) }),
+    cached: (key) => ({ warm: warmCache.getJson(key), general: liveCache(key).getJson(key) }),
     warmKeys: () => warmCache.keys(),
     registerMetrics: (registry) =>
       registerDegradedMetrics(registry, metrics, () => {
         const s = status();
-        return { state: s.breaker.state, cluster: s.cluster.status, cache: s.cache, warmCache: s.warmCache, fallback: s.fallback, admission: s.admission };
+        return {
+          state: s.breaker.state,
+          cluster: s.cluster.status,
+          cache: s.cache,
+          warmCache: s.warmCache,
+          suggestCache: s.suggestCache,
+          fallback: s.fallback,
+          admission: s.admission,
+        };
       }),
     stop: () => watch?.stop(),
   };

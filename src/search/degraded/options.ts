@@ -18,6 +18,11 @@ export interface DegradedOptions {
    */
   warmCache: LastGoodCacheOptions;
   /**
+   * The suggestions' own part of the last-good cache: typing asks for a new prefix at every
+   * keystroke, and those many small answers must not evict the searches' answers (nor the other way).
+   */
+  suggestCache: LastGoodCacheOptions;
+  /**
    * PostgreSQL answers are kept this briefly (and identical concurrent misses share one query),
    * so a flood of the same uncached request costs the database one query every few seconds.
    */
@@ -43,6 +48,9 @@ export interface DegradedOptions {
  */
 export const DEFAULT_WARM_CACHE: LastGoodCacheOptions = { maxBytes: 32 * 1024 * 1024, maxEntries: 1000 };
 
+/** A suggestion answer and its key are 0.2-1.5 kB of JSON: 20,000 of them in at most 16 MB. */
+export const DEFAULT_SUGGEST_CACHE: LastGoodCacheOptions = { maxBytes: 16 * 1024 * 1024, maxEntries: 20_000 };
+
 /** Buyer queries get at most 1.5 s (or ES_REQUEST_TIMEOUT_MS when that is lower). */
 export function defaultDegradedOptions(esRequestTimeoutMs: number): DegradedOptions {
   return {
@@ -50,6 +58,7 @@ export function defaultDegradedOptions(esRequestTimeoutMs: number): DegradedOpti
     watch: { ...DEFAULT_WATCH, enabled: true },
     cache: DEFAULT_CACHE,
     warmCache: DEFAULT_WARM_CACHE,
+    suggestCache: DEFAULT_SUGGEST_CACHE,
     fallbackMemo: { maxBytes: 16 * 1024 * 1024, maxEntries: 5000, ttlMs: 5000 },
     limiter: DEFAULT_LIMITER,
     admission: DEFAULT_ADMISSION,
@@ -64,6 +73,7 @@ export interface DegradedOverrides {
   watch?: Partial<DegradedOptions['watch']>;
   cache?: Partial<LastGoodCacheOptions>;
   warmCache?: Partial<LastGoodCacheOptions>;
+  suggestCache?: Partial<LastGoodCacheOptions>;
   fallbackMemo?: Partial<LastGoodCacheOptions>;
   limiter?: Partial<LimiterOptions>;
   admission?: Partial<LimiterOptions>;
@@ -85,6 +95,7 @@ export function degradedOptions(
     watch: { ...base.watch, ...overrides.watch },
     cache: { ...base.cache, ...overrides.cache },
     warmCache: { ...base.warmCache, maxBytes: env.DEGRADED_WARM_CACHE_MB * 1024 * 1024, ...overrides.warmCache },
+    suggestCache: { ...base.suggestCache, ...overrides.suggestCache },
     fallbackMemo: { ...base.fallbackMemo, ...overrides.fallbackMemo },
     limiter: { ...base.limiter, ...overrides.limiter },
     admission: {

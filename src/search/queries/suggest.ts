@@ -51,17 +51,29 @@ export function prefixClause(t: string): Clause {
   return fuzziness === 0 || length < MIN_GRAM ? { prefix: { nameTerms: t } } : fuzzy('nameGrams', t, fuzziness);
 }
 
-/** The candidate request (size 0): null when the query has no term (letters or digits). */
+/** The names aggregation: the most cards first, then by name. */
+const namesAgg = { terms: { field: 'nameKey', size: CANDIDATE_NAMES, order: [{ _count: 'desc' }, { _key: 'asc' }] } };
+
+/**
+ * The candidate request (size 0): null when the query has no term (letters or digits). When a
+ * clause is fuzzy, the names matching exactly (every term a name term, the last a prefix of one)
+ * are aggregated apart as well: at 23,000 names, the names a fuzzy clause reaches (most of them
+ * beyond the exact budgets) crowd a rarely stocked exact match out of the 100 most stocked.
+ */
 export function suggestCandidatesBody(q: SuggestQuery): Record<string, unknown> | null {
   const qTerms = terms(q.q);
   if (qTerms.length === 0) return null;
-  const matching = [...qTerms.slice(0, -1).map(wordClause), prefixClause(qTerms[qTerms.length - 1]!)];
+  const last = qTerms[qTerms.length - 1]!;
+  const matching = [...qTerms.slice(0, -1).map(wordClause), prefixClause(last)];
+  const exact: Clause[] = [...qTerms.slice(0, -1).map((t) => ({ term: { nameTerms: t } })), { prefix: { nameTerms: last } }];
+  const fuzzy = JSON.stringify(matching) !== JSON.stringify(exact);
   return {
     size: 0,
     track_total_hits: false,
     query: bool([...scopeClauses(q), ...matching]),
     aggs: {
-      names: { terms: { field: 'nameKey', size: CANDIDATE_NAMES, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+      names: namesAgg,
+      ...(fuzzy ? { exact: { filter: bool(exact), aggs: { names: namesAgg } } } : {}),
       // /search?keyword=<q>'s own keyword clauses: its products are among these cards.
       listed: { filter: bool(searchClauses(scopedSearch(q, q.q)).always) },
     },
@@ -78,17 +90,17 @@ export function suggestCountsBody(q: SuggestQuery, names: readonly string[]): Re
   };
 }
 
+type NameBuckets = { buckets: { key: string; doc_count: number }[] };
 interface CandidateResponse {
-  aggregations?: { names: { buckets: { key: string; doc_count: number }[] }; listed: { doc_count: number } };
+  aggregations?: { names: NameBuckets; exact?: { names: NameBuckets }; listed: { doc_count: number } };
 }
 
 /** The candidates ranked with their own card counts, the ones to count, and whether q lists anything. */
 export function candidatesOf(q: SuggestQuery, res: CandidateResponse): { ranked: Candidate[]; toCount: Candidate[]; listed: number } {
   const aggs = res.aggregations!;
-  const ranked = rankNames(
-    terms(q.q),
-    aggs.names.buckets.map((b) => [b.key, b.doc_count]),
-  );
+  const own = new Map<string, number>();
+  for (const b of [...aggs.names.buckets, ...(aggs.exact?.names.buckets ?? [])]) own.set(b.key, Math.max(own.get(b.key) ?? 0, b.doc_count));
+  const ranked = rankNames(terms(q.q), own);
   return { ranked, toCount: ranked.slice(0, COUNTED_NAMES), listed: aggs.listed.doc_count };
 }
 

@@ -15,7 +15,8 @@ import type { AppDeps } from '../../../src/api/deps.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { indexReads } from '../../../src/search/index-reads.js';
 import { pgReads } from '../../../src/search/pg-reads.js';
-import { productQuerySchema, searchQuerySchema } from '../../../src/contract/buyer.js';
+import { productQuerySchema, searchQuerySchema, suggestQuerySchema } from '../../../src/contract/buyer.js';
+import { terms } from '../../../src/search/text.js';
 import type { BuyerReads } from '../../../src/search/reads.js';
 import type { SearchPage } from '../../../src/search/queries/search-result.js';
 
@@ -136,6 +137,32 @@ describe('pgReads equals indexReads on the same data', () => {
     const lines = scenario.fixture.listings.slice(0, 120).map((l) => ({ sellerId: l.sellerId, skuId: l.skuId }));
     expect(await pg.lookup({ lines })).toEqual(await idx.lookup({ lines }));
     expect(await pg.lookup({ lines: [] })).toEqual([]);
+  });
+
+  it('suggestions: completions, counts and correction, unscoped and scoped, handoff offers and gates included', async () => {
+    const names = [...new Set(scenario.fixture.products.map((p) => p.name).filter((n): n is string => n !== null))];
+    const scopes = [
+      {},
+      { category: scenario.fixture.products[0]!.category! },
+      { sellerCode: scenario.fixture.sellers[0]!.sellerCode },
+      { sellerCode: 'north' },
+    ];
+    let answered = 0;
+    for (const name of names) {
+      const ts = terms(name);
+      if (ts.length === 0) continue;
+      const long = ts.reduce((a, b) => (b.length > a.length ? b : a));
+      const typo = long.length >= 5 ? ts.map((t) => (t === long ? t.slice(0, 1) + t.slice(2, 3) + t.slice(1, 2) + t.slice(3) : t)).join(' ') : null;
+      for (const text of [ts[0]!.slice(0, 3), name, ...(typo ? [typo] : [])]) {
+        for (const scope of scopes) {
+          const q = suggestQuerySchema.parse({ q: text, ...scope });
+          const [a, b] = await Promise.all([pg.suggest(q), idx.suggest(q)]);
+          expect(a, JSON.stringify(q)).toEqual(b);
+          if (b.completions.length > 0 || b.correction !== null) answered++;
+        }
+      }
+    }
+    expect(answered).toBeGreaterThan(30);
   });
 
   it('gives up under its statement timeout instead of running on', async () => {

@@ -43,6 +43,22 @@ describe('Degraded Mode answers without the index', () => {
     expect(m.cached('k')).toEqual({ warm: '"fresh"', general: '"general"' });
   });
 
+  it("keeps suggestions in a part of their own: a burst of typing does not evict the searches' answers", async () => {
+    const m = degraded({ cache: { maxEntries: 3 }, suggestCache: { maxEntries: 2 } });
+    for (const q of ['s', 'se', 'sea']) m.indexAnswered(m.tryAcquire()!, `search {"keyword":"${q}"}`, q);
+    for (let n = 1; n <= 50; n++) m.indexAnswered(m.tryAcquire()!, `suggest [{"q":"${'x'.repeat(n)}"}]`, n);
+    expect(m.status().cache.entries).toBe(3);
+    expect(m.status().suggestCache.entries).toBe(2);
+    expect(m.cached(`suggest [{"q":"${'x'.repeat(49)}"}]`).general).toBe('49');
+    expect(m.cached(`suggest [{"q":"${'x'.repeat(48)}"}]`).general).toBeUndefined();
+    expect((await m.answer('search {"keyword":"s"}', async () => 'pg', 'breaker_open')).data).toBe('s');
+    expect((await m.answer(`suggest [{"q":"${'x'.repeat(50)}"}]`, async () => 0, 'breaker_open')).data).toBe(50);
+    expect((await m.answer('suggest [{"q":"x"}]', async () => 0, 'breaker_open')).data).toBe(0);
+    const registry = new Registry();
+    m.registerMetrics(registry);
+    expect(await registry.getSingleMetricAsString('degraded_suggest_cache_entries')).toMatch(/degraded_suggest_cache_entries 2$/m);
+  });
+
   it('shares one PostgreSQL read among identical concurrent misses and reuses its answer briefly', async () => {
     const m = degraded();
     let reads = 0;

@@ -22,9 +22,18 @@ describe('the candidate request', () => {
       },
       aggs: {
         names: { terms: { field: 'nameKey', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+        exact: {
+          filter: { bool: { filter: [{ term: { nameTerms: 'lightnig' } }, { prefix: { nameTerms: 'bolt' } }] } },
+          aggs: { names: { terms: { field: 'nameKey', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
+        },
         listed: { filter: { bool: { filter: [{ term: { nameTerms: 'lightnig' } }, { term: { nameTerms: 'bolt' } }] } } },
       },
     });
+  });
+
+  it('aggregates the exact matches apart only when a clause is fuzzy', () => {
+    expect(Object.keys(suggestCandidatesBody(q({ q: 'abc cha' }))!.aggs as object)).toEqual(['names', 'listed']);
+    expect(Object.keys(suggestCandidatesBody(q({ q: 'frostwa' }))!.aggs as object)).toEqual(['names', 'exact', 'listed']);
   });
 
   it('fuzziness by length: none to 3 characters, one from 4, two from 7; short last terms are plain prefixes', () => {
@@ -69,6 +78,33 @@ describe('the count request', () => {
 });
 
 describe('the answer', () => {
+  it('ranks the exact matches aggregated apart with the others: a rarely stocked exact prefix is not crowded out', () => {
+    const { ranked } = candidatesOf(q({ q: 'frostwa' }), {
+      aggregations: {
+        names: {
+          buckets: [
+            { key: 'Frostward', doc_count: 40 },
+            { key: 'Frostlash', doc_count: 30 },
+          ],
+        },
+        exact: {
+          names: {
+            buckets: [
+              { key: 'Frostward', doc_count: 40 },
+              { key: 'Frostwake', doc_count: 1 },
+            ],
+          },
+        },
+        listed: { doc_count: 0 },
+      },
+    });
+    expect(ranked.map((c) => [c.name, c.productCount])).toEqual([
+      ['Frostward', 40],
+      ['Frostwake', 1],
+      ['Frostlash', 30],
+    ]);
+  });
+
   it('reranks the counted candidates by the /search totals and corrects only what lists nothing', () => {
     const query = q({ q: 'charzard', limit: '2' });
     const { ranked, toCount, listed } = candidatesOf(query, {
