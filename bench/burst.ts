@@ -31,6 +31,7 @@ import { docId } from '../src/search/documents/model.js';
 import { rebuild } from '../indexer/rebuild.js';
 import { load, openWorld, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites } from './live-writes.js';
+import { notYetPriced } from './indexed-prices.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -50,6 +51,8 @@ const KILLS = Number(values.kills);
 const KILL_EVERY_MS = Number(values['kill-every']) * 1000;
 const CALL_ITEMS = 1000;
 const CALLS_AT_ONCE = 4;
+/** Ids of what is left of the burst asked for in each round of the visibility poll, beside the last calls'. */
+const VISIBLE_HEAD = 5000;
 
 const world = await openWorld({ tag: 'burst', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
 const env = { ...world.env, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
@@ -152,6 +155,8 @@ try {
   const calls: number[][] = [];
   for (let i = 0; i < burstRows.length; i += CALL_ITEMS) calls.push(burstRows.slice(i, i + CALL_ITEMS).map((l) => l.sku_id));
   let next = 0;
+  // The skus of the calls answered last: their listings are committed last.
+  const lastCalls: number[][] = [];
   await Promise.all(
     Array.from({ length: CALLS_AT_ONCE }, async () => {
       while (next < calls.length) {
@@ -163,38 +168,38 @@ try {
         });
         if (res.status !== 200) throw new Error(`POST /listings/bulk: HTTP ${res.status} ${await res.text()}`);
         await res.arrayBuffer();
+        lastCalls.push(skus);
+        if (lastCalls.length > CALLS_AT_ONCE) lastCalls.shift();
       }
     }),
   );
   const writtenS = (performance.now() - burstStart) / 1000;
   log(`burst written: ${burstRows.length} listings in ${writtenS.toFixed(1)} s = ${Math.round(burstRows.length / writtenS)} items/s; ${load()}`);
 
-  // The burst is visible when a search finds every repriced listing at its new price.
+  // The burst is visible when a search finds every repriced listing at its new price. The indexer
+  // drains in commit order, so each round asks for the head of what is left and for the last
+  // calls' listings (a few thousand ids, not the whole burst: the polling must not load
+  // Elasticsearch more than a buyer would); once those are in, the rest is asked for as well.
   const ids = burstRows.map((l) => docId.native(big.seller_id, l.sku_id));
   const want = new Map(burstRows.map((l) => [docId.native(big.seller_id, l.sku_id), newPrice.get(l.sku_id)]));
+  const tail = new Set(lastCalls.flat().map((sku) => docId.native(big.seller_id, sku)));
   let left = ids;
   let visibleS = NaN;
+  let reported = 0;
   while (left.length > 0) {
-    const still: string[] = [];
-    for (let i = 0; i < left.length; i += 5000) {
-      const chunk = left.slice(i, i + 5000);
-      const res = await es.search({
-        index: index.alias,
-        size: chunk.length,
-        query: { ids: { values: chunk } },
-        _source: false,
-        docvalue_fields: ['price'],
-        filter_path: ['hits.hits._id', 'hits.hits.fields'],
-      });
-      const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
-      for (const id of chunk) if (got.get(id) !== want.get(id)) still.push(id);
-    }
-    if (Math.floor((performance.now() - burstStart) / 10_000) !== Math.floor((performance.now() - burstStart - 600) / 10_000))
-      log(`${still.length} listings not visible yet`);
-    left = still;
-    if (left.length === 0) visibleS = (performance.now() - burstStart) / 1000;
+    const tailLeft = left.filter((id) => tail.has(id));
+    const asked = tailLeft.length > 0 ? [...new Set([...left.slice(0, VISIBLE_HEAD), ...tailLeft])] : left;
+    const still = new Set(await notYetPriced(es, index.alias, want, asked));
+    const asking = new Set(asked);
+    left = left.filter((id) => !asking.has(id) || still.has(id));
+    const s = (performance.now() - burstStart) / 1000;
+    if (left.length === 0) visibleS = s;
     else await sleep(500);
-    if (performance.now() - burstStart > 600_000) throw new Error(`burst not visible after 600 s: ${left.length} listings behind`);
+    if (s - reported >= 10) {
+      reported = s;
+      log(`${left.length} listings not visible yet`);
+    }
+    if (s > 600) throw new Error(`burst not visible after 600 s: ${left.length} listings behind`);
   }
   await kills;
   const duringEnd = performance.now();
@@ -241,20 +246,7 @@ try {
     [big.seller_id],
   );
   const pgPrice = new Map(now.map((l) => [docId.native(big.seller_id, l.sku_id), l.price]));
-  let lost = 0;
-  for (let i = 0; i < ids.length; i += 5000) {
-    const chunk = ids.slice(i, i + 5000);
-    const res = await es.search({
-      index: index.alias,
-      size: chunk.length,
-      query: { ids: { values: chunk } },
-      _source: false,
-      docvalue_fields: ['price'],
-      filter_path: ['hits.hits._id', 'hits.hits.fields'],
-    });
-    const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
-    for (const id of chunk) if (got.get(id) !== pgPrice.get(id)) lost += 1;
-  }
+  const lost = (await notYetPriced(es, index.alias, pgPrice, ids)).length;
   say(
     `no loss: ${ids.length - lost} of ${ids.length} burst listings and ${o.checked - o.differ} of ${o.checked} other changed listings equal PostgreSQL; ${KILLS} SIGKILLs`,
   );
