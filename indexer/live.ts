@@ -48,6 +48,11 @@ export const DEFAULT_BACKLOG_POLL_MS = 1000;
 export const DEFAULT_BURST_MIN = 1000;
 /** Documents per unit of a live batch (and the cards of their products). */
 const LIVE_CHUNK = 500;
+/**
+ * Per unit while a burst is known: fewer, larger requests (a rebuild's size). Other sellers'
+ * changes do not wait for them: the small lane has its turns while a unit waits for a slot.
+ */
+const BURST_CHUNK = 2000;
 /** Burst lanes at most (the sellers with the largest backlogs); the metrics' label values stay few. */
 const MAX_BURSTS = 5;
 
@@ -172,9 +177,9 @@ function nextBatch({ pool, es, index }: LiveIndexerOptions, lane: SmallLane, lim
     const times = stepTimes();
     // Between the batch's units, the small lane's turn (small-lane.ts).
     const between = (writer: OrderedWriter) => smallLanePass(pool, es, index.alias, lane, from, writer, times);
-    // Units smaller than a rebuild's: the small lane's turns come between them, also in the
-    // first batch of a burst, before the backlog read has seen it.
-    const chunk = () => LIVE_CHUNK;
+    // Units smaller than a rebuild's while no burst is known: a burst's first batch, before the
+    // backlog read has seen it, has no small lane yet, and its units go out sooner.
+    const chunk = () => (lane.bursts.length > 0 ? BURST_CHUNK : LIVE_CHUNK);
     return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk });
   });
 }
