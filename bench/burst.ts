@@ -29,6 +29,8 @@ import { createServices } from '../src/services.js';
 import { issueApiKey } from '../src/db/api-keys.js';
 import { docId } from '../src/search/documents/model.js';
 import { rebuild } from '../indexer/rebuild.js';
+import { LIVE_CONSUMER } from '../indexer/live.js';
+import { dropCheckpoint } from '../src/db/feed-guard.js';
 import { load, openWorld, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites } from './live-writes.js';
 import { notYetPriced } from './indexed-prices.js';
@@ -96,6 +98,9 @@ const stopIndexer = async (signal: NodeJS.Signals) => {
 
 try {
   // ---- 1. the rebuild, the yardstick ----
+  // A reused database keeps the live checkpoint of an earlier run (with whatever it left behind):
+  // dropped, the rebuild sets it to its own snapshot, where the live indexer then starts.
+  await dropCheckpoint(pool, LIVE_CONSUMER);
   const t0 = performance.now();
   const r = await rebuild({ pool, es, index, logger: createLogger('silent') });
   const rebuildS = (performance.now() - t0) / 1000;
