@@ -6,7 +6,7 @@ import type { Logger } from '../src/lib/logger.js';
 import { feedBacklog, pruneFeed } from '../src/db/change-feed.js';
 import { loadCheckpoint, START } from '../src/db/feed-guard.js';
 import { catchUp, FEED_BATCH, MAX_FEED_BATCH, type Batch } from './catch-up.js';
-import type { OrderedWriter } from './ordered-writer.js';
+import { MAX_UNITS_IN_FLIGHT, type OrderedWriter } from './ordered-writer.js';
 import { stepTimes } from './step-times.js';
 import { later, smallLane, smallLanePass, type SmallLane } from './small-lane.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
@@ -180,7 +180,10 @@ function nextBatch({ pool, es, index }: LiveIndexerOptions, lane: SmallLane, lim
     // Units smaller than a rebuild's while no burst is known: a burst's first batch, before the
     // backlog read has seen it, has no small lane yet, and its units go out sooner.
     const chunk = () => (lane.bursts.length > 0 ? BURST_CHUNK : LIVE_CHUNK);
-    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk });
+    // A known burst's units one at a time (the small lane's beside them): a second takes the
+    // cluster's other core from the buyers' searches and drains a burst little faster.
+    const inFlight = lane.bursts.length > 0 ? 1 : MAX_UNITS_IN_FLIGHT;
+    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk, inFlight });
   });
 }
 
