@@ -67,6 +67,23 @@ describe('the ordered writer', () => {
     await w.flush();
   });
 
+  it('lets a unit that shares no document go past one that waits for a shared card (a waiting unit holds no slot)', async () => {
+    const { es, sent, answer } = heldBulk();
+    const w = orderedWriter(es, 'i', stepTimes(), 1);
+    await w.write([body('burst')], ['c:1', 'o:1']);
+    const shared = w.write([body('shares the card')], ['c:1', 'o:2'], 0, true);
+    await w.write([body('own card')], ['c:2', 'o:3'], 0, true);
+    expect(sent.map((s) => s.name)).toEqual(['burst', 'own card']);
+    await answer('own card');
+    await tick();
+    expect(sent.map((s) => s.name)).toEqual(['burst']);
+    await answer('burst');
+    await shared;
+    expect(sent.map((s) => s.name)).toEqual(['shares the card']);
+    await answer('shares the card');
+    await w.flush();
+  });
+
   it('refuses units after a failed one and reports the failure on flush', async () => {
     const es = { transport: { request: () => Promise.reject(new Error('cluster gone')) } } as unknown as Client;
     const w = orderedWriter(es, 'i', stepTimes(), 2);
