@@ -19,8 +19,6 @@ import { stepTimes, timed, type StepTimes } from './step-times.js';
 /** Feed rows one pass of the small lane takes, and looks at, at most. */
 export const SMALL_LANE_TAKE = 1000;
 export const SMALL_LANE_SCAN = 20_000;
-/** Units one pass hands over at most (one listing a unit while few changes wait). */
-const SMALL_LANE_UNITS = 20;
 
 export interface SmallLane {
   /** The sellers behind a burst (from the last backlog read): their changes stay behind the checkpoint. */
@@ -65,9 +63,8 @@ export async function smallLanePass(
     const own = stepTimes();
     // Its units need not wait for a free slot behind the burst's requests, and the lane does not
     // wait for them to be sent: a unit naming a card of a burst unit still in flight waits for it
-    // (the writer orders them from the moment they are handed over) while the lane's other units
-    // go. Small units, so that one shared card holds back few changes; a failure fails the batch
-    // (its flush), which starts the lane again at the checkpoint.
+    // (the writer orders units from the moment they are handed over) while the main batch reads
+    // on. A failure fails the batch (its flush), which starts the lane again at the checkpoint.
     const ahead: OrderedWriter = {
       ...writer,
       write: (bodies, ids, cards) => {
@@ -75,9 +72,7 @@ export async function smallLanePass(
         return Promise.resolve();
       },
     };
-    const targets = await fanOut(pool, rows);
-    const unit = Math.max(1, Math.ceil(targets.pairs.size / SMALL_LANE_UNITS));
-    await writeTargets(pool, es, target, targets, ahead, own, undefined, () => unit);
+    await writeTargets(pool, es, target, await fanOut(pool, rows), ahead, own);
     lane.changes += rows.length;
   });
 }
