@@ -25,8 +25,6 @@ export interface CatchUpOptions {
   times?: StepTimes;
   /** Documents per unit (build-ops.ts CHUNK by default): smaller units give `between` more turns. */
   chunk?: () => number;
-  /** The batch's units in flight at most (ordered-writer.ts MAX_UNITS_IN_FLIGHT by default). */
-  inFlight?: number;
 }
 
 export interface Batch {
@@ -53,7 +51,7 @@ export async function catchUp(pool: Pool, es: Client, target: string, position: 
   // 1. Changes: the feed rows committed after `position`.
   const rows = await timed(times, 'feed', () => readFeed(pool, position, limit));
   if (rows.length === 0) return { position, changes: 0, docs: 0, committedAt: [], full: false, times };
-  const writer = orderedWriter(es, target, times, opts.inFlight);
+  const writer = orderedWriter(es, target, times);
   try {
     // 2. Targets: every document those changes touch, each once however often it changed.
     const targets = await timed(times, 'fanOut', () => fanOut(pool, rows));

@@ -6,7 +6,7 @@ import type { Logger } from '../src/lib/logger.js';
 import { feedBacklog, pruneFeed } from '../src/db/change-feed.js';
 import { loadCheckpoint, START } from '../src/db/feed-guard.js';
 import { catchUp, FEED_BATCH, MAX_FEED_BATCH, type Batch } from './catch-up.js';
-import { MAX_UNITS_IN_FLIGHT, type OrderedWriter } from './ordered-writer.js';
+import type { OrderedWriter } from './ordered-writer.js';
 import { stepTimes } from './step-times.js';
 import { later, smallLane, smallLanePass, type SmallLane } from './small-lane.js';
 import { withBatchLock, withBuildLock } from './batch-lock.js';
@@ -48,11 +48,6 @@ export const DEFAULT_BACKLOG_POLL_MS = 1000;
 export const DEFAULT_BURST_MIN = 1000;
 /** Documents per unit of a live batch (and the cards of their products). */
 const LIVE_CHUNK = 500;
-/**
- * Per unit while a burst is known: fewer, larger requests (a rebuild's size). Other sellers'
- * changes do not wait for them: the small lane has its turns while a unit waits for a slot.
- */
-const BURST_CHUNK = 2000;
 /** Burst lanes at most (the sellers with the largest backlogs); the metrics' label values stay few. */
 const MAX_BURSTS = 5;
 
@@ -177,13 +172,10 @@ function nextBatch({ pool, es, index }: LiveIndexerOptions, lane: SmallLane, lim
     const times = stepTimes();
     // Between the batch's units, the small lane's turn (small-lane.ts).
     const between = (writer: OrderedWriter) => smallLanePass(pool, es, index.alias, lane, from, writer, times);
-    // Units smaller than a rebuild's while no burst is known: a burst's first batch, before the
-    // backlog read has seen it, has no small lane yet, and its units go out sooner.
-    const chunk = () => (lane.bursts.length > 0 ? BURST_CHUNK : LIVE_CHUNK);
-    // A known burst's units one at a time (the small lane's beside them): a second takes the
-    // cluster's other core from the buyers' searches and drains a burst little faster.
-    const inFlight = lane.bursts.length > 0 ? 1 : MAX_UNITS_IN_FLIGHT;
-    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk, inFlight });
+    // Units smaller than a rebuild's: a small change whose card is in the burst's unit in flight
+    // waits for less (units of 2,000 and one in flight measured worse, docs/indexing.md).
+    const chunk = () => LIVE_CHUNK;
+    return catchUp(pool, es, index.alias, from, LIVE_CONSUMER, { limit, between, times, chunk });
   });
 }
 
