@@ -1,5 +1,5 @@
 // One seller's burst beside everyone else's small changes (npm run bench:burst -- [--listings 200000]
-//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--keep]).
+//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--rounds 1] [--keep]).
 //
 // One run, one machine, one sample:
 //  1. rebuild(): a full build of the sample into a fresh alias, timed: listings/s, the yardstick.
@@ -10,6 +10,9 @@
 //     `rate` price changes a second of other sellers' listings (each followed to visibility through
 //     _search), and the buyer keeps searching. With --kills N the indexer is SIGKILLed N times,
 //     `kill-every` seconds apart from the burst's start, and started again at once.
+//     With --rounds R the burst (and 3.-4.) is repeated R times against the same rebuild, each
+//     round after the last has drained; --kills applies to the last round only (a clean round
+//     and one with SIGKILLs share one rebuild, which at 2,000,000 listings is most of a run).
 //  4. Reports: the burst's last change visible (every repriced listing's price found in the index
 //     through _search) after its first write; the live drain rate (listings / that time) against
 //     the rebuild's listings/s; the other sellers' commit-to-visible p50/p99 during the burst;
@@ -29,8 +32,11 @@ import { createServices } from '../src/services.js';
 import { issueApiKey } from '../src/db/api-keys.js';
 import { docId } from '../src/search/documents/model.js';
 import { rebuild } from '../indexer/rebuild.js';
+import { LIVE_CONSUMER } from '../indexer/live.js';
+import { dropCheckpoint } from '../src/db/feed-guard.js';
 import { load, openWorld, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites } from './live-writes.js';
+import { notYetPriced } from './indexed-prices.js';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -41,6 +47,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '20' },
     kills: { type: 'string', default: '0' },
     'kill-every': { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -48,8 +55,11 @@ const log = (m: string) => console.log(`[bench:burst] ${m}`);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KILLS = Number(values.kills);
 const KILL_EVERY_MS = Number(values['kill-every']) * 1000;
+const ROUNDS = Number(values.rounds);
 const CALL_ITEMS = 1000;
 const CALLS_AT_ONCE = 4;
+/** Ids of what is left of the burst asked for in each round of the visibility poll, beside the last calls'. */
+const VISIBLE_HEAD = 5000;
 
 const world = await openWorld({ tag: 'burst', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
 const env = { ...world.env, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
@@ -93,6 +103,9 @@ const stopIndexer = async (signal: NodeJS.Signals) => {
 
 try {
   // ---- 1. the rebuild, the yardstick ----
+  // A reused database keeps the live checkpoint of an earlier run (with whatever it left behind):
+  // dropped, the rebuild sets it to its own snapshot, where the live indexer then starts.
+  await dropCheckpoint(pool, LIVE_CONSUMER);
   const t0 = performance.now();
   const r = await rebuild({ pool, es, index, logger: createLogger('silent') });
   const rebuildS = (performance.now() - t0) / 1000;
@@ -121,143 +134,141 @@ try {
       await sleep(50);
     }
   })();
-  await sleep(10_000);
-
-  // ---- 3. the burst, beside other sellers' writes ----
-  const { rows: burstRows } = await pool.query<{ sku_id: number; price: number }>(
-    `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched' ORDER BY sku_id`,
-    [big.seller_id],
-  );
-  const newPrice = new Map(burstRows.map((l) => [l.sku_id, l.price > 100 ? l.price - 1 : l.price + 1]));
-  const others = await startLiveWrites({
-    databaseUrl: env.DATABASE_URL,
-    pool,
-    es,
-    alias: index.alias,
-    rate: Number(values.rate),
-    sampleEvery: 1,
-    excludeSeller: big.seller_id,
-    log,
-  });
-  const burstStart = performance.now();
-  const batchesBefore = batches.length;
-  const kills = (async () => {
-    for (let k = 1; k <= KILLS; k++) {
-      await sleep(burstStart + k * KILL_EVERY_MS - performance.now());
-      await stopIndexer('SIGKILL');
-      log(`indexer SIGKILLed ${((performance.now() - burstStart) / 1000).toFixed(1)} s into the burst; started again`);
-      startIndexer();
-    }
-  })();
-  const calls: number[][] = [];
-  for (let i = 0; i < burstRows.length; i += CALL_ITEMS) calls.push(burstRows.slice(i, i + CALL_ITEMS).map((l) => l.sku_id));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CALLS_AT_ONCE }, async () => {
-      while (next < calls.length) {
-        const skus = calls[next++]!;
-        const res = await fetch(`${base}/listings/bulk`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ items: skus.map((skuId) => ({ op: 'upsert', skuId, price: newPrice.get(skuId) })) }),
-        });
-        if (res.status !== 200) throw new Error(`POST /listings/bulk: HTTP ${res.status} ${await res.text()}`);
-        await res.arrayBuffer();
-      }
-    }),
-  );
-  const writtenS = (performance.now() - burstStart) / 1000;
-  log(`burst written: ${burstRows.length} listings in ${writtenS.toFixed(1)} s = ${Math.round(burstRows.length / writtenS)} items/s; ${load()}`);
-
-  // The burst is visible when a search finds every repriced listing at its new price.
-  const ids = burstRows.map((l) => docId.native(big.seller_id, l.sku_id));
-  const want = new Map(burstRows.map((l) => [docId.native(big.seller_id, l.sku_id), newPrice.get(l.sku_id)]));
-  let left = ids;
-  let visibleS = NaN;
-  while (left.length > 0) {
-    const still: string[] = [];
-    for (let i = 0; i < left.length; i += 5000) {
-      const chunk = left.slice(i, i + 5000);
-      const res = await es.search({
-        index: index.alias,
-        size: chunk.length,
-        query: { ids: { values: chunk } },
-        _source: false,
-        docvalue_fields: ['price'],
-        filter_path: ['hits.hits._id', 'hits.hits.fields'],
-      });
-      const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
-      for (const id of chunk) if (got.get(id) !== want.get(id)) still.push(id);
-    }
-    if (Math.floor((performance.now() - burstStart) / 10_000) !== Math.floor((performance.now() - burstStart - 600) / 10_000))
-      log(`${still.length} listings not visible yet`);
-    left = still;
-    if (left.length === 0) visibleS = (performance.now() - burstStart) / 1000;
-    else await sleep(500);
-    if (performance.now() - burstStart > 600_000) throw new Error(`burst not visible after 600 s: ${left.length} listings behind`);
+  for (let round = 1; round <= ROUNDS; round++) {
+    say(`round ${round} of ${ROUNDS}${round === ROUNDS && KILLS > 0 ? ` (${KILLS} SIGKILLs)` : ''}`);
+    await burstRound(round === ROUNDS ? KILLS : 0);
   }
-  await kills;
-  const duringEnd = performance.now();
-  const drained = batches.slice(batchesBefore);
-  const o = await others.stop();
   buyerOn = false;
   await buyer;
 
-  // ---- 4. figures ----
-  const drainRate = burstRows.length / visibleS;
-  const target = burstRows.length / (0.5 * rebuildRate) + 5;
-  say(
-    `burst: seller ${big.seller_id} (${burstRows.length} listings) repriced in ${writtenS.toFixed(1)} s through POST /listings/bulk; ` +
-      `last change visible ${visibleS.toFixed(1)} s after the first write (target <= ${target.toFixed(1)} s); ${load()}`,
-  );
-  say(
-    `live drain ${Math.round(drainRate)} listings/s = ${(drainRate / rebuildRate).toFixed(2)} of the rebuild's ${Math.round(rebuildRate)} listings/s (target >= 0.5)`,
-  );
-  // Where the batches' time went while the burst drained (reads overlap the bulk in flight).
-  const steps: Record<string, number> = {};
-  for (const b of drained) for (const [k, v] of Object.entries(b.steps ?? {})) steps[k] = (steps[k] ?? 0) + v;
-  const wall = drained.reduce((a, b) => a + b.ms, 0);
-  say(
-    `batches while draining: ${drained.length}, ${drained.reduce((a, b) => a + b.changes, 0)} changes, ${drained.reduce((a, b) => a + b.docs, 0)} docs, ` +
-      `${(wall / 1000).toFixed(1)} s; steps (s): ${Object.entries(steps)
-        .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
-        .join(', ')}`,
-  );
-  say(`other sellers during the burst: ${lagLine(o)} (target p99 <= 2000 ms)`);
-  const p99 = (xs: { ms: number }[]) =>
-    pct(
-      xs.map((s) => s.ms).sort((a, b) => a - b),
-      0.99,
+  /** One burst beside other sellers' writes and the buyer, after 10 s of the buyer alone; its figures. */
+  async function burstRound(killCount: number): Promise<void> {
+    const roundStart = performance.now();
+    await sleep(10_000);
+
+    // ---- 3. the burst, beside other sellers' writes ----
+    const { rows: burstRows } = await pool.query<{ sku_id: number; price: number }>(
+      `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched' ORDER BY sku_id`,
+      [big.seller_id],
     );
-  const before = searches.filter((s) => s.at < burstStart);
-  const during = searches.filter((s) => s.at >= burstStart && s.at < duringEnd);
-  say(
-    `buyer search p99: before ${p99(before).toFixed(0)} ms (${before.length}), during ${p99(during).toFixed(0)} ms (${during.length}) = ` +
-      `${(p99(during) / p99(before)).toFixed(2)}x (target <= 1.5x)`,
-  );
-  // No loss: every listing of the burst equals PostgreSQL (the other sellers' are in lagLine).
-  const { rows: now } = await pool.query<{ sku_id: number; price: number }>(
-    `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched'`,
-    [big.seller_id],
-  );
-  const pgPrice = new Map(now.map((l) => [docId.native(big.seller_id, l.sku_id), l.price]));
-  let lost = 0;
-  for (let i = 0; i < ids.length; i += 5000) {
-    const chunk = ids.slice(i, i + 5000);
-    const res = await es.search({
-      index: index.alias,
-      size: chunk.length,
-      query: { ids: { values: chunk } },
-      _source: false,
-      docvalue_fields: ['price'],
-      filter_path: ['hits.hits._id', 'hits.hits.fields'],
+    const newPrice = new Map(burstRows.map((l) => [l.sku_id, l.price > 100 ? l.price - 1 : l.price + 1]));
+    const others = await startLiveWrites({
+      databaseUrl: env.DATABASE_URL,
+      pool,
+      es,
+      alias: index.alias,
+      rate: Number(values.rate),
+      sampleEvery: 1,
+      excludeSeller: big.seller_id,
+      log,
     });
-    const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
-    for (const id of chunk) if (got.get(id) !== pgPrice.get(id)) lost += 1;
+    const burstStart = performance.now();
+    const batchesBefore = batches.length;
+    const kills = (async () => {
+      for (let k = 1; k <= killCount; k++) {
+        await sleep(burstStart + k * KILL_EVERY_MS - performance.now());
+        await stopIndexer('SIGKILL');
+        log(`indexer SIGKILLed ${((performance.now() - burstStart) / 1000).toFixed(1)} s into the burst; started again`);
+        startIndexer();
+      }
+    })();
+    const calls: number[][] = [];
+    for (let i = 0; i < burstRows.length; i += CALL_ITEMS) calls.push(burstRows.slice(i, i + CALL_ITEMS).map((l) => l.sku_id));
+    let next = 0;
+    // The skus of the calls answered last: their listings are committed last.
+    const lastCalls: number[][] = [];
+    await Promise.all(
+      Array.from({ length: CALLS_AT_ONCE }, async () => {
+        while (next < calls.length) {
+          const skus = calls[next++]!;
+          const res = await fetch(`${base}/listings/bulk`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ items: skus.map((skuId) => ({ op: 'upsert', skuId, price: newPrice.get(skuId) })) }),
+          });
+          if (res.status !== 200) throw new Error(`POST /listings/bulk: HTTP ${res.status} ${await res.text()}`);
+          await res.arrayBuffer();
+          lastCalls.push(skus);
+          if (lastCalls.length > CALLS_AT_ONCE) lastCalls.shift();
+        }
+      }),
+    );
+    const writtenS = (performance.now() - burstStart) / 1000;
+    log(`burst written: ${burstRows.length} listings in ${writtenS.toFixed(1)} s = ${Math.round(burstRows.length / writtenS)} items/s; ${load()}`);
+
+    // The burst is visible when a search finds every repriced listing at its new price. The indexer
+    // drains in commit order, so each round asks for the head of what is left and for the last
+    // calls' listings (a few thousand ids, not the whole burst: the polling must not load
+    // Elasticsearch more than a buyer would); once those are in, the rest is asked for as well.
+    const ids = burstRows.map((l) => docId.native(big.seller_id, l.sku_id));
+    const want = new Map(burstRows.map((l) => [docId.native(big.seller_id, l.sku_id), newPrice.get(l.sku_id)]));
+    const tail = new Set(lastCalls.flat().map((sku) => docId.native(big.seller_id, sku)));
+    let left = ids;
+    let visibleS = NaN;
+    let reported = 0;
+    while (left.length > 0) {
+      const tailLeft = left.filter((id) => tail.has(id));
+      const asked = tailLeft.length > 0 ? [...new Set([...left.slice(0, VISIBLE_HEAD), ...tailLeft])] : left;
+      const still = new Set(await notYetPriced(es, index.alias, want, asked));
+      const asking = new Set(asked);
+      left = left.filter((id) => !asking.has(id) || still.has(id));
+      const s = (performance.now() - burstStart) / 1000;
+      if (left.length === 0) visibleS = s;
+      else await sleep(500);
+      if (s - reported >= 10) {
+        reported = s;
+        log(`${left.length} listings not visible yet`);
+      }
+      if (s > 600 + burstRows.length / 100) throw new Error(`burst not visible after ${s.toFixed(0)} s: ${left.length} listings behind`);
+    }
+    await kills;
+    const duringEnd = performance.now();
+    const drained = batches.slice(batchesBefore);
+    const o = await others.stop();
+
+    // ---- 4. figures ----
+    const drainRate = burstRows.length / visibleS;
+    const target = burstRows.length / (0.5 * rebuildRate) + 5;
+    say(
+      `burst: seller ${big.seller_id} (${burstRows.length} listings) repriced in ${writtenS.toFixed(1)} s through POST /listings/bulk; ` +
+        `last change visible ${visibleS.toFixed(1)} s after the first write (target <= ${target.toFixed(1)} s); ${load()}`,
+    );
+    say(
+      `live drain ${Math.round(drainRate)} listings/s = ${(drainRate / rebuildRate).toFixed(2)} of the rebuild's ${Math.round(rebuildRate)} listings/s (target >= 0.5)`,
+    );
+    // Where the batches' time went while the burst drained (reads overlap the bulk in flight).
+    const steps: Record<string, number> = {};
+    for (const b of drained) for (const [k, v] of Object.entries(b.steps ?? {})) steps[k] = (steps[k] ?? 0) + v;
+    const wall = drained.reduce((a, b) => a + b.ms, 0);
+    say(
+      `batches while draining: ${drained.length}, ${drained.reduce((a, b) => a + b.changes, 0)} changes, ${drained.reduce((a, b) => a + b.docs, 0)} docs, ` +
+        `${(wall / 1000).toFixed(1)} s; steps (s): ${Object.entries(steps)
+          .map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
+          .join(', ')}`,
+    );
+    say(`other sellers during the burst: ${lagLine(o)} (target p99 <= 2000 ms)`);
+    const p99 = (xs: { ms: number }[]) =>
+      pct(
+        xs.map((s) => s.ms).sort((a, b) => a - b),
+        0.99,
+      );
+    const before = searches.filter((s) => s.at >= roundStart && s.at < burstStart);
+    const during = searches.filter((s) => s.at >= burstStart && s.at < duringEnd);
+    say(
+      `buyer search p99: before ${p99(before).toFixed(0)} ms (${before.length}), during ${p99(during).toFixed(0)} ms (${during.length}) = ` +
+        `${(p99(during) / p99(before)).toFixed(2)}x (target <= 1.5x)`,
+    );
+    // No loss: every listing of the burst equals PostgreSQL (the other sellers' are in lagLine).
+    const { rows: now } = await pool.query<{ sku_id: number; price: number }>(
+      `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched'`,
+      [big.seller_id],
+    );
+    const pgPrice = new Map(now.map((l) => [docId.native(big.seller_id, l.sku_id), l.price]));
+    const lost = (await notYetPriced(es, index.alias, pgPrice, ids)).length;
+    say(
+      `no loss: ${ids.length - lost} of ${ids.length} burst listings and ${o.checked - o.differ} of ${o.checked} other changed listings equal PostgreSQL; ${killCount} SIGKILLs`,
+    );
   }
-  say(
-    `no loss: ${ids.length - lost} of ${ids.length} burst listings and ${o.checked - o.differ} of ${o.checked} other changed listings equal PostgreSQL; ${KILLS} SIGKILLs`,
-  );
   await new Promise((ok) => server.close(ok));
   await services.stop();
 } finally {

@@ -3,14 +3,12 @@
 // transaction on a fixed schedule (one listing's price moved by one minor unit, as a repricer
 // does), while the live indexer carries them to Elasticsearch. A sample of the writes is
 // followed until a search through the alias shows the new price: the commit-to-visible lag.
-//
-// The poller asks for the sampled offers by id through _search (only refreshed segments answer,
-// as for a buyer), with no _source: the price comes from doc values, so the measurement itself
-// costs Elasticsearch little next to the buyer load it is measured beside.
+// The poller asks for the sampled offers' prices as a search sees them (indexed-prices.ts).
 import type { Client } from '@elastic/elasticsearch';
 import { createPool, type Pool } from '../src/db/pool.js';
 import { docId } from '../src/search/documents/model.js';
 import { pct, sleep } from './world.js';
+import { indexedPrices, notYetPriced } from './indexed-prices.js';
 
 export interface LiveWritesOptions {
   databaseUrl: string;
@@ -82,21 +80,13 @@ export async function startLiveWrites(o: LiveWritesOptions): Promise<LiveWrites>
       const started = performance.now();
       if (pending.size > 0) {
         try {
-          const res = await o.es.search({
-            index: o.alias,
-            size: pending.size,
-            query: { ids: { values: [...pending.keys()] } },
-            _source: false,
-            docvalue_fields: ['price'],
-            filter_path: ['hits.hits._id', 'hits.hits.fields'],
-          });
+          const got = await indexedPrices(o.es, o.alias, [...pending.keys()]);
           const at = performance.now();
-          for (const h of res.hits?.hits ?? []) {
-            const p = pending.get(h._id!);
-            const price = (h.fields as { price?: number[] } | undefined)?.price?.[0];
+          for (const [id, price] of got) {
+            const p = pending.get(id);
             if (p && price === p.price) {
               lagMs.push(at - p.committedAt);
-              pending.delete(h._id!);
+              pending.delete(id);
             }
           }
         } catch (err) {
@@ -161,20 +151,5 @@ async function mismatches(o: LiveWritesOptions, changed: Map<string, { sellerId:
     [pairs.map((p) => p.sellerId), pairs.map((p) => p.skuId)],
   );
   const want = new Map(rows.map((r) => [docId.native(r.seller_id, r.sku_id), r.price]));
-  let differ = 0;
-  const ids = [...changed.keys()];
-  for (let i = 0; i < ids.length; i += 2000) {
-    const chunk = ids.slice(i, i + 2000);
-    const res = await o.es.search({
-      index: o.alias,
-      size: chunk.length,
-      query: { ids: { values: chunk } },
-      _source: false,
-      docvalue_fields: ['price'],
-      filter_path: ['hits.hits._id', 'hits.hits.fields'],
-    });
-    const got = new Map((res.hits?.hits ?? []).map((h) => [h._id!, (h.fields as { price?: number[] } | undefined)?.price?.[0]]));
-    for (const id of chunk) if (got.get(id) !== want.get(id)) differ += 1;
-  }
-  return differ;
+  return (await notYetPriced(o.es, o.alias, want, [...changed.keys()])).length;
 }

@@ -60,6 +60,8 @@ export async function catchUp(pool: Pool, es: Client, target: string, position: 
     const targets = await timed(times, 'fanOut', () => fanOut(pool, rows));
     // 3. Per chunk of targets: its facts, then its documents, one unit of bulk requests each.
     const docs = await writeTargets(pool, es, target, targets, writer, times, opts.between, opts.chunk);
+    await turnsWhile(writer.flush(), writer, opts.between);
+    // And the units its last turn handed over.
     await writer.flush();
     // 4. Checkpoint: past the batch, once every document is written or quarantined.
     const next = lastPosition(rows, position);
@@ -104,10 +106,30 @@ export async function writeTargets(
     const ids = ops.flatMap((o) => o.map((op) => op.id));
     docs += ids.length;
     // chunkOps: the cards' requests first, the chunk's own documents last.
-    await writer.write(bodies, ids, bodies.length - 1);
-    if (between) await between(writer);
+    await turnsWhile(writer.write(bodies, ids, bodies.length - 1), writer, between);
   }
   return docs;
+}
+
+/** Pause between two turns of `between` while the same wait lasts. */
+export const TURN_EVERY_MS = 100;
+
+/**
+ * Awaits `wait` (a unit waiting for a slot, or the batch's last units in flight), giving
+ * `between` a turn at once and then every TURN_EVERY_MS until it is over: another lane's changes
+ * need not wait for this batch's requests. Its units are handed over after the one awaited, so
+ * per document they land after it.
+ */
+async function turnsWhile(wait: Promise<void>, writer: OrderedWriter, between?: (writer: OrderedWriter) => Promise<void>): Promise<void> {
+  if (!between) return wait;
+  let over = false;
+  const waited = wait.finally(() => (over = true));
+  waited.catch(() => undefined);
+  do {
+    await between(writer);
+    if (!over) await Promise.race([waited.catch(() => undefined), new Promise((r) => setTimeout(r, TURN_EVERY_MS))]);
+  } while (!over);
+  return waited;
 }
 
 /** Reads the productId of offer documents as the index holds them now (a realtime get, not a search). */

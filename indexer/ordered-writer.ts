@@ -32,12 +32,16 @@ export interface OrderedWriter {
 
 interface Unit {
   ids: ReadonlySet<string>;
+  /** Sent: counts against `maxInFlight`. */
+  started: boolean;
   done: Promise<void>;
 }
 
 export const MAX_UNITS_IN_FLIGHT = 2;
 
 export function orderedWriter(pool: Pool, es: Client, index: string, times: StepTimes, maxInFlight = MAX_UNITS_IN_FLIGHT): OrderedWriter {
+  // Every unit handed over and not finished, sent or still waiting: a unit is ordered behind the
+  // ones handed over before it from the moment `write` is called, not when it gets a slot.
   const inFlight = new Set<Unit>();
   const counts: QuarantineCounts = { quarantined: 0, released: 0 };
   let failure: { err: unknown } | undefined;
@@ -49,16 +53,25 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
   const settled = () => Promise.all([...inFlight].map((u) => u.done)).then(() => undefined);
   return {
     async write(bodies, ids, cards = 0, ahead = false) {
-      const mine = new Set(ids);
-      for (;;) {
-        if (failure) throw failure.err;
-        const blocking = [...inFlight].filter((u) => shares(u.ids, mine));
-        if (blocking.length === 0 && inFlight.size < maxInFlight + (ahead ? 1 : 0)) break;
-        await Promise.race((blocking.length > 0 ? blocking : [...inFlight]).map((u) => u.done));
-      }
-      const unit: Unit = { ids: mine, done: Promise.resolve() };
+      let finished!: () => void;
+      const unit: Unit = { ids: new Set(ids), started: false, done: new Promise<void>((r) => (finished = r)) };
+      const before = [...inFlight].filter((u) => shares(u.ids, unit.ids));
       inFlight.add(unit);
-      unit.done = (async () => {
+      try {
+        for (;;) {
+          if (failure) throw failure.err;
+          const blocking = before.filter((u) => inFlight.has(u));
+          const sent = [...inFlight].filter((u) => u.started);
+          if (blocking.length === 0 && sent.length < maxInFlight + (ahead ? 1 : 0)) break;
+          await Promise.race((blocking.length > 0 ? blocking : sent).map((u) => u.done));
+        }
+      } catch (err) {
+        inFlight.delete(unit);
+        finished();
+        throw err;
+      }
+      unit.started = true;
+      void (async () => {
         try {
           const send = (body: BulkBody, i: number) => timed(times, i < cards ? 'bulkCards' : 'bulk', () => writeSerialized(es, body));
           const q = await writeOrQuarantine(pool, es, index, bodies, ids, { send, times });
@@ -68,6 +81,7 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
           failure ??= { err };
         } finally {
           inFlight.delete(unit);
+          finished();
         }
       })();
     },

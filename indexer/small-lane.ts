@@ -61,8 +61,17 @@ export async function smallLanePass(
     lane.ahead = scanned;
     if (rows.length === 0) return;
     const own = stepTimes();
-    // Its units need not wait for a free slot behind the burst's requests (only for a shared document).
-    const ahead: OrderedWriter = { ...writer, write: (bodies, ids, cards) => writer.write(bodies, ids, cards, true) };
+    // Its units need not wait for a free slot behind the burst's requests, and the lane does not
+    // wait for them to be sent: a unit naming a card of a burst unit still in flight waits for it
+    // (the writer orders units from the moment they are handed over) while the main batch reads
+    // on. A failure fails the batch (its flush), which starts the lane again at the checkpoint.
+    const ahead: OrderedWriter = {
+      ...writer,
+      write: (bodies, ids, cards) => {
+        writer.write(bodies, ids, cards, true).catch(() => undefined);
+        return Promise.resolve();
+      },
+    };
     await writeTargets(pool, es, target, await fanOut(pool, rows), ahead, own);
     lane.changes += rows.length;
   });
