@@ -1,16 +1,18 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-// The files that hold a worker longest, longest first: started first, they run beside everything
-// else instead of after it (a fresh clone has no timings cache, and vitest would order them by
-// size). The first is the run's critical path. Files not listed keep vitest's order.
+// The files that hold a worker longest start first, so they run beside everything else instead
+// of after it (a fresh clone has no timings cache, and vitest would order them by size). The
+// first is the run's critical path: three Elasticsearch nodes, restarted one by one. The other
+// files that start nodes of their own come a little later, not beside that cluster's start: nodes
+// starting at once on two cores each take minutes. Files not listed keep vitest's order.
 const LONG_FILES = [
   'test/integration/cluster/node-loss.test.ts',
-  'test/integration/indexer/fault-tolerance.test.ts',
-  'test/integration/search/degraded/cluster-failures.test.ts',
   'test/integration/search/offer-filters-match-reference.test.ts',
   'test/integration/dispatcher/endpoint-fairness.test.ts',
-  'test/integration/indexer/burst-lanes.test.ts',
   'test/integration/dispatcher/delivery.test.ts',
+  'test/integration/indexer/fault-tolerance.test.ts',
+  'test/integration/indexer/burst-lanes.test.ts',
+  'test/integration/search/degraded/cluster-failures.test.ts',
 ];
 
 const rank = (spec: TestSpecification): number => {
