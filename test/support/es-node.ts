@@ -203,7 +203,8 @@ function prepareNode(cfg: NodeConfig, opts: NodeOptions, jdk: string): EsNode {
   const pidFile = path.join(dir, 'es.pid');
   const url = `http://127.0.0.1:${cfg.httpPort}`;
   const heap = opts.heap ?? '512m';
-  const startTimeoutMs = opts.startTimeoutMs ?? 120_000;
+  // A start took 3.5 minutes once at load 30: the bound is for a node that never comes up.
+  const startTimeoutMs = opts.startTimeoutMs ?? 240_000;
 
   const readPid = (): number | null => {
     try {
