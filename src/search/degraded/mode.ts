@@ -14,10 +14,10 @@ import { emptyDegradedMetrics, registerDegradedMetrics, type DegradedCause, type
 import { degradedOptions, type DegradedOptions, type DegradedOverrides } from './options.js';
 
 // One Degraded Mode per process (built by createServices), the one owner of its policy and its
-// state: the breaker and the cluster watcher feeding it, the last-good cache (general and warm
-// parts), the shared PostgreSQL fallback, search admission and the counters. Nothing outside this
-// file reaches them: the buyer service, the warmer and the health routes ask and tell it through
-// the interfaces below, so every change of its state happens here.
+// state: the breaker and the cluster watcher feeding it, the last-good cache (general, warm and
+// suggestion parts), the shared PostgreSQL fallback, search admission and the counters. Nothing
+// outside this file reaches them: the buyer service, the warmer and the health routes ask and tell
+// it through the interfaces below, so every change of its state happens here.
 
 /** Entries and bytes of a part of the last-good cache. */
 interface CacheSize {
