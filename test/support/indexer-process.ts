@@ -14,6 +14,20 @@ export function spawnIndexer(env: { DATABASE_URL: string; ELASTICSEARCH_URL: str
   return child;
 }
 
+/**
+ * `npm run reindex` as a real child process, its output piped, so tests can read its progress
+ * lines and signal it in any phase. `nice` lowers its priority (it is still loading when signalled).
+ */
+export function spawnReindex(env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string }, opts: { nice?: number } = {}): ChildProcess {
+  const node = [process.execPath, '--import', 'tsx', 'scripts/reindex.ts'];
+  const [cmd, ...args] = opts.nice === undefined ? node : ['nice', '-n', String(opts.nice), ...node];
+  return spawn(cmd!, args, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', REINDEX_METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 export function killHard(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +8,7 @@ import type { Express } from 'express';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { eventually } from '../../support/eventually.js';
 import { exited } from '../../support/dispatcher-process.js';
+import { spawnReindex } from '../../support/indexer-process.js';
 import { testApp } from '../../support/app.js';
 import { seedSellerApi } from '../../support/seller-seed.js';
 import { startLiveIndexer, type LiveIndexer } from '../../../indexer/live.js';
@@ -127,18 +127,7 @@ describe('a document Elasticsearch refuses is quarantined, not retried forever',
   }, 420_000);
 
   it('npm run reindex exits 0 and names what it quarantined', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reindex.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: ctx.databaseUrl,
-        ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL,
-        INDEX_PREFIX: ctx.env.INDEX_PREFIX,
-        LOG_LEVEL: 'warn',
-        REINDEX_METRICS_PORT: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnReindex({ DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX });
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.resume();

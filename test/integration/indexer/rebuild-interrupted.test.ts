@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { rebuild } from '../../../indexer/rebuild.js';
 import { pruneIndices, serviceIndices } from '../../../indexer/inventory.js';
@@ -9,13 +7,13 @@ import { createSample } from '../../../tools/sample/generate.js';
 import { loadSample } from '../../../tools/sample/pg-load.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { exited } from '../../support/dispatcher-process.js';
+import { spawnReindex } from '../../support/indexer-process.js';
 import { eventually } from '../../support/eventually.js';
 
 // A rebuild leaves no index behind: stopped by an error, SIGINT or SIGTERM it deletes the index
 // it was building (the alias keeps the index it had), and one killed with SIGKILL, which cannot,
 // leaves an index nobody holds any more, which `npm run indices -- --prune` deletes.
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
 let ctx: TestContext;
@@ -45,18 +43,10 @@ async function reindexUntilBuilding(): Promise<{ child: ChildProcess; building: 
   const before = new Set(await names());
   // Niced so that it is still loading when the test signals it, but not so far that a busy
   // machine starves its start.
-  const child = spawn('nice', ['-n', '10', process.execPath, '--import', 'tsx', 'scripts/reindex.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: ctx.databaseUrl,
-      ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL,
-      INDEX_PREFIX: ctx.env.INDEX_PREFIX,
-      LOG_LEVEL: 'warn',
-      REINDEX_METRICS_PORT: '0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawnReindex(
+    { DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX },
+    { nice: 10 },
+  );
   children.add(child);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));

@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rebuild, type RebuildProgress } from '../../../indexer/rebuild.js';
 import { serviceIndices } from '../../../indexer/inventory.js';
@@ -8,6 +5,7 @@ import { loadFixture } from '../../../src/fixtures/load.js';
 import { createLogger } from '../../../src/lib/logger.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { exited } from '../../support/dispatcher-process.js';
+import { spawnReindex } from '../../support/indexer-process.js';
 import { generateScenario } from '../../support/scenario.js';
 
 // Stopped at any phase, a rebuild leaves no index behind: before its swap it deletes the index it
@@ -16,7 +14,6 @@ import { generateScenario } from '../../support/scenario.js';
 // In-process through the abort signal SIGINT and SIGTERM raise in `npm run reindex` (each phase
 // exactly), and with SIGTERM sent to `npm run reindex` as each phase begins.
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent');
 
 let ctx: TestContext;
@@ -82,18 +79,7 @@ describe('a rebuild stopped at any phase leaves no index behind', () => {
   for (const [phase, line] of PHASE_LINES) {
     it(`npm run reindex, sent SIGTERM as ${phase} begins, exits with no index left behind`, async () => {
       const before = await serving();
-      const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/reindex.ts'], {
-        cwd: root,
-        env: {
-          ...process.env,
-          DATABASE_URL: ctx.databaseUrl,
-          ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL,
-          INDEX_PREFIX: ctx.env.INDEX_PREFIX,
-          LOG_LEVEL: 'warn',
-          REINDEX_METRICS_PORT: '0',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawnReindex({ DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX });
       let err = '';
       let out = '';
       let signalled = false;
