@@ -51,8 +51,13 @@ export function prefixClause(t: string): Clause {
   return fuzziness === 0 || length < MIN_GRAM ? { prefix: { nameTerms: t } } : fuzzy('nameGrams', t, fuzziness);
 }
 
-/** The names aggregation: the most cards first, then by name. */
-const namesAgg = { terms: { field: 'nameKey', size: CANDIDATE_NAMES, order: [{ _count: 'desc' }, { _key: 'asc' }] } };
+/**
+ * The names aggregation: the most cards first, then by name. `map` collects the matching cards'
+ * names as they are: the default (global ordinals) first builds `nameKey`'s ordinals across the
+ * whole index again after every refresh (a refresh a second while writes flow), and the cards a
+ * query matches are a small part of the index.
+ */
+const namesAgg = { terms: { field: 'nameKey', size: CANDIDATE_NAMES, execution_hint: 'map', order: [{ _count: 'desc' }, { _key: 'asc' }] } };
 
 /**
  * The candidate request (size 0): null when the query has no term (letters or digits). When a
@@ -80,13 +85,18 @@ export function suggestCandidatesBody(q: SuggestQuery): Record<string, unknown> 
   };
 }
 
-/** The count request (size 0): one filter per name, /search's keyword clauses for that name. */
+/**
+ * The count request (size 0): one filter per name, /search's keyword clauses for that name. The
+ * query keeps only the cards that carry one of the names, so the filters run over those and not
+ * over every card in scope.
+ */
 export function suggestCountsBody(q: SuggestQuery, names: readonly string[]): Record<string, unknown> {
+  const perName = names.map((n) => bool(searchClauses(scopedSearch(q, n)).always));
   return {
     size: 0,
     track_total_hits: false,
-    query: bool(scopeClauses(q)),
-    aggs: { counts: { filters: { filters: names.map((n) => bool(searchClauses(scopedSearch(q, n)).always)) } } },
+    query: bool([...scopeClauses(q), { bool: { should: perName, minimum_should_match: 1 } }]),
+    aggs: { counts: { filters: { filters: perName } } },
   };
 }
 

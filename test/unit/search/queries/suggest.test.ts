@@ -21,10 +21,10 @@ describe('the candidate request', () => {
         },
       },
       aggs: {
-        names: { terms: { field: 'nameKey', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] } },
+        names: { terms: { field: 'nameKey', size: 100, execution_hint: 'map', order: [{ _count: 'desc' }, { _key: 'asc' }] } },
         exact: {
           filter: { bool: { filter: [{ term: { nameTerms: 'lightnig' } }, { prefix: { nameTerms: 'bolt' } }] } },
-          aggs: { names: { terms: { field: 'nameKey', size: 100, order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
+          aggs: { names: { terms: { field: 'nameKey', size: 100, execution_hint: 'map', order: [{ _count: 'desc' }, { _key: 'asc' }] } } },
         },
         listed: { filter: { bool: { filter: [{ term: { nameTerms: 'lightnig' } }, { term: { nameTerms: 'bolt' } }] } } },
       },
@@ -58,21 +58,20 @@ describe('the candidate request', () => {
 });
 
 describe('the count request', () => {
-  it("one filter per name: /search's keyword clauses for it, over the cards in scope", () => {
+  it("one filter per name: /search's keyword clauses for it, over the cards in scope that carry one of the names", () => {
+    const perName = [
+      { bool: { filter: [{ term: { nameTerms: 'charizard' } }] } },
+      { bool: { filter: [{ term: { nameTerms: 'dark' } }, { term: { nameTerms: 'charizard' } }] } },
+    ];
     expect(suggestCountsBody(q({ q: 'char', sellerCode: 'birch' }), ['Charizard', 'Dark Charizard'])).toEqual({
       size: 0,
       track_total_hits: false,
-      query: { bool: { filter: [{ term: { docType: 'card' } }, { term: { sellerCode: 'birch' } }] } },
-      aggs: {
-        counts: {
-          filters: {
-            filters: [
-              { bool: { filter: [{ term: { nameTerms: 'charizard' } }] } },
-              { bool: { filter: [{ term: { nameTerms: 'dark' } }, { term: { nameTerms: 'charizard' } }] } },
-            ],
-          },
+      query: {
+        bool: {
+          filter: [{ term: { docType: 'card' } }, { term: { sellerCode: 'birch' } }, { bool: { should: perName, minimum_should_match: 1 } }],
         },
       },
+      aggs: { counts: { filters: { filters: perName } } },
     });
   });
 });
