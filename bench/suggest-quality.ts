@@ -3,7 +3,9 @@
 //     of a word of 5+ characters of a name: the name among the first 3 completions, and the
 //     correction equal to the name's keyword (its terms as written, joined by spaces);
 //   - prefixes: the name with its last word cut to its first 3+ characters: the name among the
-//     first 8 completions;
+//     first 8 completions; the names drawn once uniformly (every distinct name alike, the rarest
+//     included), once by their products (a name on 40 products is drawn 40 times as often as a
+//     name on one: the names buyers meet and look for);
 //   - counts: every completion's productCount against what GET /search?keyword=<text> lists
 //     (every page).
 // Fixed seed: the same sample gives the same cases. The reads are the API's own (indexReads).
@@ -38,9 +40,9 @@ const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 
-/** Every distinct name the cards carry (the names suggestions can offer), in key order. */
-async function allNames(): Promise<string[]> {
-  const out: string[] = [];
+/** Every distinct name the cards carry (the names suggestions can offer), in key order, with its cards (products). */
+async function allNames(): Promise<{ name: string; products: number }[]> {
+  const out: { name: string; products: number }[] = [];
   let after: Record<string, string> | undefined;
   for (;;) {
     const res = await es.search({
@@ -49,8 +51,8 @@ async function allNames(): Promise<string[]> {
       query: { term: { docType: 'card' } },
       aggs: { names: { composite: { size: 5000, sources: [{ name: { terms: { field: 'nameKey' } } }], ...(after ? { after } : {}) } } },
     });
-    const agg = res.aggregations!.names as { buckets: { key: { name: string } }[]; after_key?: Record<string, string> };
-    out.push(...agg.buckets.map((b) => b.key.name));
+    const agg = res.aggregations!.names as { buckets: { key: { name: string }; doc_count: number }[]; after_key?: Record<string, string> };
+    out.push(...agg.buckets.map((b) => ({ name: b.key.name, products: b.doc_count })));
     if (!agg.after_key || agg.buckets.length === 0) return out;
     after = agg.after_key;
   }
@@ -129,7 +131,8 @@ async function checkCounts(s: Suggestions): Promise<void> {
 }
 
 const loadStart = load();
-const names = await allNames();
+const named = await allNames();
+const names = named.map((n) => n.name);
 log(`${names.length} distinct names on the cards of ${alias}; ${loadStart}`);
 const wanted = Number(values.names);
 
@@ -156,6 +159,30 @@ for (let i = 0; i < wanted && cuttable.length > 0; i++) {
   const last = Array.from(ts.at(-1)!);
   const keep = 3 + Math.floor(rnd() * (last.length - 3));
   prefixCases.push({ name, q: [...ts.slice(0, -1), last.slice(0, keep).join('')].join(' ') });
+}
+
+// The same, the names drawn by their products.
+const byProducts = named.filter((n) => Array.from(terms(n.name).at(-1) ?? '').length >= 4);
+const cumulative: number[] = [];
+byProducts.reduce((sum, n) => (cumulative.push(sum + n.products), sum + n.products), 0);
+const pickByProducts = (): string => {
+  const x = rnd() * cumulative.at(-1)!;
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! > x) hi = mid;
+    else lo = mid + 1;
+  }
+  return byProducts[lo]!.name;
+};
+const weightedCases: { name: string; q: string }[] = [];
+for (let i = 0; i < wanted && byProducts.length > 0; i++) {
+  const name = pickByProducts();
+  const ts = terms(name);
+  const last = Array.from(ts.at(-1)!);
+  const keep = 3 + Math.floor(rnd() * (last.length - 3));
+  weightedCases.push({ name, q: [...ts.slice(0, -1), last.slice(0, keep).join('')].join(' ') });
 }
 
 let inTop3 = 0;
@@ -200,6 +227,13 @@ for (const c of prefixCases) {
   else if (prefixMisses.length < 10) prefixMisses.push(`| \`${c.q}\` | ${c.name} | ${s.completions.map((x) => x.text).join('; ')} |`);
 }
 
+let weightedTop8 = 0;
+for (const c of weightedCases) {
+  const s = await suggest(c.q);
+  await checkCounts(s);
+  if (s.completions.slice(0, 8).some((x) => x.text === c.name)) weightedTop8++;
+}
+
 const pc = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`);
 const sorted = [...latencies].sort((a, b) => a - b);
 console.log(
@@ -213,6 +247,9 @@ console.log(
 for (const [edit, e] of byEdit)
   console.log(`| typo by ${edit}: top 3 / correction | ${e.n} | ${e.top3} / ${e.corrected} | ${pc(e.top3, e.n)} / ${pc(e.corrected, e.n)} |`);
 console.log(`| prefix: the name among the first 8 completions | ${prefixCases.length} | ${inTop8} | ${pc(inTop8, prefixCases.length)} |`);
+console.log(
+  `| prefix, names drawn by their products: among the first 8 | ${weightedCases.length} | ${weightedTop8} | ${pc(weightedTop8, weightedCases.length)} |`,
+);
 console.log(
   `| productCount equal to what /search lists | ${countsChecked} completions | ${countsChecked - countErrors.length} | ${countErrors.length} differ |`,
 );
