@@ -206,6 +206,16 @@ const selected = (q: SearchParams): Partial<Record<Facet, string[]>> => ({
   ...(q.collectorNumber ? { collectorNumber: q.collectorNumber } : {}),
 });
 
+/** A product's folded name terms, kept per world (every search asks them of every shown offer). */
+const nameTerms = new WeakMap<World, Map<number, Set<string>>>();
+function nameTermsOf(w: World, productId: number): Set<string> {
+  let byProduct = nameTerms.get(w);
+  if (!byProduct) nameTerms.set(w, (byProduct = new Map()));
+  let t = byProduct.get(productId);
+  if (!t) byProduct.set(productId, (t = new Set(termsOf(w.products.get(productId)?.name ?? ''))));
+  return t;
+}
+
 /** Search: products with a matching shown offer in name order, and disjunctive facets (each ignores its own filter). */
 function search(w: World, shown: RefOffer[], q: SearchParams) {
   const productOf = (o: RefOffer) => w.products.get(o.productId);
@@ -225,12 +235,14 @@ function search(w: World, shown: RefOffer[], q: SearchParams) {
         return o[facet];
     }
   };
+  // Computed once per search, not once per offer and facet: a search looks at every shown offer
+  // nine times (the items, then each facet).
+  const kw = termsOf(q.keyword ?? '');
+  const selections = Object.entries(selected(q)) as [Facet, string[]][];
   const matches = (o: RefOffer, except: Facet | null) => {
-    const kw = termsOf(q.keyword ?? '');
-    const nameTerms = new Set(termsOf(productOf(o)?.name ?? ''));
-    if (!kw.every((t) => nameTerms.has(t))) return false;
+    if (!kw.every((t) => nameTermsOf(w, o.productId).has(t))) return false;
     if (q.checkoutMode && q.checkoutMode !== 'any' && o.checkoutMode !== q.checkoutMode) return false;
-    for (const [facet, values] of Object.entries(selected(q)) as [Facet, string[]][]) {
+    for (const [facet, values] of selections) {
       if (facet === except) continue;
       const v = facetValue(o, facet);
       if (v === null || !values.includes(v)) return false;
@@ -258,7 +270,8 @@ function search(w: World, shown: RefOffer[], q: SearchParams) {
       fulfillmentObligation: hasNative ? obligation : null,
     };
   });
-  items.sort((a, b) => cp(fold(a.name ?? ''), fold(b.name ?? '')) || a.productId - b.productId);
+  const sortKey = new Map(items.map((i) => [i.productId, fold(i.name ?? '')]));
+  items.sort((a, b) => cp(sortKey.get(a.productId)!, sortKey.get(b.productId)!) || a.productId - b.productId);
   if (q.sort === 'name_desc') items.reverse();
 
   const facets: Record<string, unknown> = {};
