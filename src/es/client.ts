@@ -40,7 +40,9 @@ export function createEsClient(url: string, requestTimeoutMs = 2000): Client {
 }
 
 /**
- * Retries that let one request try every other node of the pool once. Callers that must fail fast
+ * Retries enough for one request to try every other node of the pool once, as far as the pool's
+ * picks allow (they may return to a node that just failed: buyer reads add one retry of their own,
+ * readRetryingLeavingNode in ./node-leaving.ts). Callers that must fail fast
  * (buyer reads, the cluster watcher) use this instead of no retry at all: a connection error on one
  * node of a cluster is not an outage. Timeouts are never retried (the client's default).
  */

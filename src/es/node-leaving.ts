@@ -1,9 +1,10 @@
 import type { Client } from '@elastic/elasticsearch';
 
 // A node leaving the cluster (a rolling restart's SIGTERM) answers the requests it still holds
-// with `node_closed_exception` or "shutting down", or drops their connections. The other nodes
-// have the same data, so such a read is worth one more try elsewhere; anything else (a bad query,
-// a red index, a timeout) is not. Reads only: a write retried blindly could apply twice.
+// with `node_closed_exception` or "shutting down", or drops their connections, and once gone
+// refuses new ones. The other nodes have the same data, so such a read is worth one more try
+// elsewhere; anything else (a bad query, a red index, a timeout) is not. Reads only: a write
+// retried blindly could apply twice.
 
 const LEAVING_TYPES = new Set([
   'node_closed_exception',
@@ -57,15 +58,28 @@ function nodeIdOf(err: unknown): string | undefined {
 }
 
 /**
- * Runs the read `read`; when its node is leaving, marks that node dead in the client's pool (its
- * weight drops, so the next pick is another node) and runs it once more. Any other error, and a
- * second failure, is the caller's.
+ * True when a read failed for want of a connection that the client's own retries did not find
+ * (refused, reset, dropped): worth one more try on a cluster. The client retries such an error on
+ * the next node of its pool, but its default pool picks by weight and only lowers a failed node's
+ * weight a little at first: when a node goes down under concurrent requests, every retry of one
+ * request can be handed to that same node, and the read fails with ECONNREFUSED while two nodes
+ * answer. A timeout is not such an error (the client never retries it: a hung cluster must not
+ * cost twice the wait).
+ */
+function connectionLost(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConnectionError';
+}
+
+/**
+ * Runs the read `read`; when its node is leaving, or its connection failed on every try, marks
+ * that node dead in the client's pool (its weight drops further: by the third failure it is all
+ * but left out) and runs it once more. Any other error, and a second failure, is the caller's.
  */
 export async function readRetryingLeavingNode<T>(es: Client, read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (err) {
-    if (!isNodeLeaving(err) || es.connectionPool.size < 2) throw err;
+    if (!(isNodeLeaving(err) || connectionLost(err)) || es.connectionPool.size < 2) throw err;
     const id = nodeIdOf(err);
     const connection = es.connectionPool.connections.find((c) => c.id === id);
     if (connection) es.connectionPool.markDead(connection);

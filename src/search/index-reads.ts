@@ -75,7 +75,8 @@ async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): 
 
 /**
  * Buyer reads answered from Elasticsearch alone, through the alias. A read whose node was leaving
- * (node_closed, shutting down, connection reset) is asked once more of another node.
+ * (node_closed, shutting down, connection reset), or whose connection failed on every try the
+ * client made, is asked once more of another node.
  */
 export function indexReads(es: Client, alias: string): BuyerReads {
   const reads = indexReadsOnce(es, alias);

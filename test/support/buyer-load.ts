@@ -22,6 +22,9 @@ export interface BuyerLoad {
   stop(): Promise<LoadStats>;
 }
 
+/** When an answer came, to line a sample up with the server's log and the test's own steps. */
+const at = () => new Date().toISOString();
+
 const emptyStats = (): LoadStats => ({ requests: 0, fiveXx: 0, degraded: 0, otherFailures: 0, samples: [], slowestMs: 0 });
 
 /** `pauseMs` between one answer and the next request of a loop: a steady load, not a saturating one. */
@@ -52,7 +55,7 @@ export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20
       stats.slowestMs = Math.max(stats.slowestMs, performance.now() - t0);
       if (answer.degraded) {
         stats.degraded += 1;
-        if (stats.samples.length < 5) stats.samples.push(`degraded ${what} after ${Math.round(performance.now() - t0)} ms`);
+        if (stats.samples.length < 5) stats.samples.push(`${at()} degraded ${what} after ${Math.round(performance.now() - t0)} ms`);
       }
       return answer;
     } catch (err) {
@@ -60,7 +63,7 @@ export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 20
       if (err instanceof ApiError && err.status >= 500) stats.fiveXx += 1;
       else stats.otherFailures += 1;
       const status = err instanceof ApiError ? `${err.status} ${err.code} ` : '';
-      if (stats.samples.length < 5) stats.samples.push(`${status}${what}: ${(err as Error).message.slice(0, 200)}`);
+      if (stats.samples.length < 5) stats.samples.push(`${at()} ${status}${what}: ${(err as Error).message.slice(0, 200)}`);
       return null;
     }
   }

@@ -50,8 +50,30 @@ export class JsonAnswer<T> implements Answer<T> {
   }
 }
 
-/** A failed call's reason for logs and the breaker: Elasticsearch's error type, else the error's name and message. */
+interface EsErrorBody {
+  type?: string;
+  reason?: string;
+  caused_by?: EsErrorBody;
+  failed_shards?: { reason?: EsErrorBody }[];
+}
+
+/**
+ * `type: reason`, then its cause's (or a failed shard's), innermost last: a wrapper such as
+ * no_shard_available or all shards failed names only that something failed, its cause what.
+ */
+function describeEsError(e: EsErrorBody, depth = 0): string {
+  const own = e.reason ? `${e.type}: ${e.reason}` : String(e.type);
+  const cause = e.caused_by ?? e.failed_shards?.[0]?.reason;
+  return typeof cause?.type === 'string' && depth < 3 ? `${own} <- ${describeEsError(cause, depth + 1)}` : own;
+}
+
+/**
+ * A failed call's reason for logs and the breaker: Elasticsearch's error (type, reason and
+ * causes), else the error's name and message. Bounded: it goes into a log line and /readyz.
+ */
 export function failureReason(err: unknown): string {
-  const e = err as { name?: string; message?: string; meta?: { body?: { error?: { type?: string } } } };
-  return e.meta?.body?.error?.type ?? `${e.name ?? 'Error'}: ${e.message ?? String(err)}`;
+  const e = err as { name?: string; message?: string; meta?: { body?: { error?: EsErrorBody } } };
+  const es = e.meta?.body?.error;
+  const reason = typeof es?.type === 'string' ? describeEsError(es) : `${e.name ?? 'Error'}: ${e.message ?? String(err)}`;
+  return reason.length > 600 ? `${reason.slice(0, 599)}…` : reason;
 }

@@ -17,12 +17,12 @@ import { addSeller, insertEvents, startReceiver, type Receiver } from '../../sup
 import { describeLoad, startBuyerLoad, type BuyerLoad, type LoadStats } from '../../support/buyer-load.js';
 import { appDeps } from '../../support/app.js';
 import { eventually } from '../../support/eventually.js';
+import { capturedLog, type CapturedLog } from '../../support/captured-log.js';
 import { loadFixture } from '../../../src/fixtures/load.js';
 import { createApp } from '../../../src/api/app.js';
 import { routeModules } from '../../../src/api/routes/index.js';
 import type { AppDeps } from '../../../src/api/deps.js';
 import { createEsClient } from '../../../src/es/client.js';
-import { createLogger } from '../../../src/lib/logger.js';
 import { indicesBehind } from '../../../indexer/index-admin.js';
 
 // The service on a three-node cluster with one replica, as production scales it out: the API,
@@ -48,6 +48,19 @@ let env: Parameters<typeof spawnIndexer>[0];
 let burstSeed = 100;
 /** Why Degraded Mode came on, if it did (sampled), for the failure message. */
 const breakerReasons = new Set<string>();
+/** The API's log: each read it answered in Degraded Mode logs the index's error. */
+let apiLog: CapturedLog;
+/** The cluster steps of the current case, timed, to line up with the degraded answers. */
+let steps: string[] = [];
+const step = (what: string) => steps.push(`${new Date().toISOString()} ${what}`);
+
+/** A case starts: counts, reasons, warnings and steps from now on. */
+function resetObservations(): void {
+  load.reset();
+  breakerReasons.clear();
+  apiLog.clear();
+  steps = [];
+}
 let eventsSent = 0;
 
 /** The node holding the primary of the index behind the alias. */
@@ -109,7 +122,14 @@ async function expectIndexEqualsPostgres(label: string): Promise<void> {
 
 function expectNoBuyerHarm(s: LoadStats): void {
   expect(s.requests).toBeGreaterThan(20);
-  const why = [...s.samples, ...[...breakerReasons].map((r) => `breaker: ${r}`)].join('\n');
+  // What the buyers saw, why the API answered so (its warnings name the index's error), and when
+  // the cluster did what: a failure says which read failed, of what, and during which step.
+  const why = [
+    ...s.samples,
+    ...[...breakerReasons].map((r) => `breaker: ${r}`),
+    ...apiLog.warnings().map((w) => `api: ${w}`),
+    ...steps.map((t) => `step: ${t}`),
+  ].join('\n');
   expect({ fiveXx: s.fiveXx, degraded: s.degraded, otherFailures: s.otherFailures }, why).toEqual({
     fiveXx: 0,
     degraded: 0,
@@ -178,9 +198,9 @@ beforeAll(async () => {
   // Degraded Mode, rightly in production and beside the point here. What is tested is that a
   // lost node makes no request fail (refused connections, a master election); the slowest answer
   // is printed with the counts.
-  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'api');
+  apiLog = capturedLog('api');
   deps = appDeps(
-    { env: ctx.env, pool: ctx.pool, es: createEsClient(cluster.url, 10_000), index: ctx.index, logger },
+    { env: ctx.env, pool: ctx.pool, es: createEsClient(cluster.url, 10_000), index: ctx.index, logger: apiLog.logger },
     { degraded: { queryTimeoutMs: 10_000, watch: { timeoutMs: 5_000 } } },
   );
   server = http.createServer(createApp(deps, routeModules));
@@ -229,14 +249,14 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
   let killed: EsNode;
 
   it('SIGKILL of the node holding the primary during a write burst: 0 buyer 5xx, 0 degraded', async () => {
-    load.reset();
-    breakerReasons.clear();
+    resetObservations();
     killed = await primaryNode();
     let killedAt = 0;
     let killing: Promise<void> | undefined;
     const committed = await burst(600, (c) => {
       if (c === 150) {
         killedAt = Date.now();
+        step(`SIGKILL ${killed.name}`);
         killing = killed.kill();
       }
     });
@@ -251,10 +271,11 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
   }, 300_000);
 
   it('the node comes back, the cluster is green again, and the index equals PostgreSQL', async () => {
-    load.reset();
-    breakerReasons.clear();
+    resetObservations();
     const t0 = Date.now();
+    step(`start ${killed.name}`);
     await killed.start();
+    step(`${killed.name} joined`);
     const joined = Date.now() - t0;
     const green = await waitGreen();
     console.log(`[cluster] ${killed.name} restarted: joined in ${joined} ms, cluster green ${joined + green} ms after the start`);
@@ -264,8 +285,7 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
   }, 600_000);
 
   it('a rolling restart of all three nodes under writes: 0 lost changes, reads answer without degraded', async () => {
-    load.reset();
-    breakerReasons.clear();
+    resetObservations();
     let writing = true;
     // A steady write load (50 transactions a second or so), not the most the database takes: while
     // a node restarts, writes to its shard wait for it (wait_for_active_shards=all), and an
@@ -280,9 +300,13 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
     })();
     for (const node of cluster.nodes) {
       const t0 = Date.now();
+      step(`SIGTERM ${node.name}`);
       await node.stop();
+      step(`${node.name} exited; start`);
       await node.start();
+      step(`${node.name} joined`);
       const green = await waitGreen();
+      step('green');
       console.log(`[cluster] rolling restart: ${node.name} back and the cluster green in ${Date.now() - t0} ms (green ${green} ms after it joined)`);
     }
     writing = false;
@@ -294,8 +318,7 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
   }, 1_200_000);
 
   it('npm run reindex on the cluster swaps the alias only once the new index is green', async () => {
-    load.reset();
-    breakerReasons.clear();
+    resetObservations();
     const before = await indicesBehind(es, ctx.index.alias);
     const r = await reindex({});
     expect(r.code, r.output).toBe(0);

@@ -71,6 +71,41 @@ describe('readRetryingLeavingNode', () => {
     await es.close();
   });
 
+  it('a read whose connection failed on every try of the client (refused, reset) is asked once more, that node marked dead', async () => {
+    // The client's pool may hand every retry of a request to the node that just went down: the
+    // read then fails with ECONNREFUSED while the other nodes answer.
+    const es = cluster();
+    const gone = es.connectionPool.connections[2]!;
+    for (const message of ['connect ECONNREFUSED 127.0.0.1:3', 'read ECONNRESET']) {
+      const refused = new errors.ConnectionError(message, { meta: { connection: { id: gone.id } } } as unknown as ConstructorParameters<
+        typeof errors.ConnectionError
+      >[1]);
+      const before = (gone as unknown as { weight: number }).weight;
+      let calls = 0;
+      const out = await readRetryingLeavingNode(es, async () => {
+        calls++;
+        if (calls === 1) throw refused;
+        return 'answer';
+      });
+      expect({ message, out, calls }).toEqual({ message, out: 'answer', calls: 2 });
+      expect((gone as unknown as { weight: number }).weight).toBeLessThan(before);
+    }
+    await es.close();
+  });
+
+  it('a timeout is not asked again: a hung cluster must not cost twice the wait', async () => {
+    const es = cluster();
+    let calls = 0;
+    await expect(
+      readRetryingLeavingNode(es, async () => {
+        calls++;
+        throw new errors.TimeoutError('Request timed out');
+      }),
+    ).rejects.toThrow('Request timed out');
+    expect(calls).toBe(1);
+    await es.close();
+  });
+
   it('only once: a second node_closed fails the read, and other errors are not retried', async () => {
     const es = cluster();
     let calls = 0;
