@@ -15,6 +15,10 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           environment: 'node',
+          // Pure code, no module mocks, no process-wide state (metrics registries are per app):
+          // the files share their workers' module cache instead of each importing the code again
+          // (the unit run took 33 CPU-seconds isolated, 11 shared).
+          isolate: false,
         },
       },
       {
