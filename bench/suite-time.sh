@@ -26,14 +26,20 @@ rm -rf node_modules/.vite/vitest
   echo "[suite-time] $label: $dir at $(git rev-parse --short HEAD), started $(date -u +%H:%M:%S)"
   echo "[suite-time] load before: $(uptime)"
 } | tee "$log"
+# The machine's busy CPU-seconds over the run (every process, from /proc/stat): on two cores a
+# run whose busy time is near twice its wall time is CPU-bound, and only less work makes it shorter.
+busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
+b0=$(busy)
 t0=$(date +%s.%N)
 SUITE_TIMES_FILE="$json" npx vitest run --reporter=dot --reporter="$here/bench/suite-reporter.ts" >>"$log" 2>&1
 status=$?
 t1=$(date +%s.%N)
+b1=$(busy)
 {
   tail -n 40 "$log" | grep -E '^\s+(Test Files|Tests)\s' || true
   echo "[suite-time] load after: $(uptime)"
   echo "[suite-time] $label: vitest exit $status, $(echo "$t1 - $t0" | bc) s wall (process start to exit), ended $(date -u +%H:%M:%S)"
+  echo "[suite-time] machine busy $(((b1 - b0) / $(getconf CLK_TCK))) CPU-seconds of $(echo "($t1 - $t0) * $(nproc)" | bc | cut -d. -f1) ($(nproc) cores)"
 } | tee -a "$log"
 grep -A 30 '^\[suite-time\] vitest wall' "$log" | head -n 16
 echo "[suite-time] full log $log, per-file times $json"
