@@ -36,6 +36,8 @@ let fetched = false;
 // CPU-seconds with it and 294 without, its nodes restarting in 17-23 s instead of 25-44 s.
 const SERVER_JAVA_OPTS = process.env.TEST_ES_JAVA_OPTS ?? '-XX:-AlwaysPreTouch -XX:TieredStopAtLevel=1';
 const LAUNCHER_JAVA_OPTS = process.env.TEST_ES_CLI_JAVA_OPTS ?? '-XX:TieredStopAtLevel=1';
+/** The JVM options of throwaway nodes, for tests that start one through scripts/stack.sh. */
+export const THROWAWAY_JAVA_OPTS = { server: SERVER_JAVA_OPTS, launcher: LAUNCHER_JAVA_OPTS };
 
 /** The ES home to copy from, or a zip to unpack: the same places scripts/stack.sh uses, then /tmp/esdl. */
 export function findDistribution(): { home: string } | { zip: string } {

@@ -4,7 +4,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } fr
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { alive, findDistribution, pickPort } from '../../support/es-node.js';
+import { alive, findDistribution, pickPort, THROWAWAY_JAVA_OPTS } from '../../support/es-node.js';
 
 // `npm run stack:up` as an operator meets it after `. .stack/env` (which exports both URLs): a
 // server of this stack that was killed is started again, and a URL naming some other server that
@@ -24,7 +24,16 @@ interface Result {
 }
 
 function stack(cmd: 'up' | 'down' | 'status', urls: { DATABASE_URL?: string; ELASTICSEARCH_URL?: string } = {}): Promise<Result> {
-  const env: NodeJS.ProcessEnv = { ...process.env, STACK_PG_PORT: String(ports.pg), STACK_ES_PORT: String(ports.es), STACK_ES_HEAP: '512m', ...urls };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    STACK_PG_PORT: String(ports.pg),
+    STACK_ES_PORT: String(ports.es),
+    STACK_ES_HEAP: '512m',
+    // A throwaway stack started twice: the JIT options of the suite's other throwaway nodes.
+    STACK_ES_JAVA_OPTS: THROWAWAY_JAVA_OPTS.server,
+    STACK_ES_CLI_JAVA_OPTS: THROWAWAY_JAVA_OPTS.launcher,
+    ...urls,
+  };
   if (!urls.DATABASE_URL) delete env.DATABASE_URL;
   if (!urls.ELASTICSEARCH_URL) delete env.ELASTICSEARCH_URL;
   delete env.STACK_ES_NODES;
