@@ -516,7 +516,7 @@ es_single_up() {
     # stdio goes to a file so callers capturing our stdout never wait on the daemon, and
     # the lock fd is closed so the daemon does not hold the lock.
     (cd "$ES_HOME" && as_svc env -u JAVA_HOME ES_JAVA_HOME="$jdk" \
-      ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP ${STACK_ES_JAVA_OPTS:-}" CLI_JAVA_OPTS="${STACK_ES_CLI_JAVA_OPTS:-}" \
+      ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP ${STACK_ES_JAVA_OPTS:-}" CLI_JAVA_OPTS="${STACK_ES_CLI_JAVA_OPTS:-${CLI_JAVA_OPTS:-}}" \
       bin/elasticsearch -d -p "$ES_PIDFILE") </dev/null >"$ES_DIR/startup.log" 2>&1 9>&- || {
       tail_log "$ES_DIR/startup.log"
       tail_log "$ES_LOG"
@@ -631,7 +631,7 @@ node_launch() { # i jdk
   d="$(node_dir "$1")"
   rm -f "$d/es.pid"
   (cd "$ES_HOME" && as_svc env -u JAVA_HOME ES_JAVA_HOME="$2" ES_PATH_CONF="$d/config" \
-    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP ${STACK_ES_JAVA_OPTS:-}" CLI_JAVA_OPTS="${STACK_ES_CLI_JAVA_OPTS:-}" \
+    ES_JAVA_OPTS="-Xms$ES_HEAP -Xmx$ES_HEAP ${STACK_ES_JAVA_OPTS:-}" CLI_JAVA_OPTS="${STACK_ES_CLI_JAVA_OPTS:-${CLI_JAVA_OPTS:-}}" \
     bin/elasticsearch -d -p "$d/es.pid") </dev/null >"$d/startup.log" 2>&1 9>&-
 }
 
