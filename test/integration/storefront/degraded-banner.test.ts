@@ -2,20 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Client } from '@elastic/elasticsearch';
 import { createTestContext, type TestContext } from '../../support/context.js';
-import { startEsNode, type EsNode } from '../../support/es-node.js';
+import { startTcpProxy, type TcpProxy } from '../../support/tcp-proxy.js';
 import { eventually } from '../../support/eventually.js';
 import { serveScenario, type ServedApp, type ServedScenario } from '../../support/served-app.js';
 import { launchChromium, openStorefront, screenshot, seriousViolations, settled } from '../../support/browser.js';
 import { createEsClient } from '../../../src/es/client.js';
 
-// Degraded Mode as a buyer sees it: the storefront against a throwaway Elasticsearch node of this
-// test's own (never the shared one). Stopping the node turns the banner on while results still
-// show (from the last-good cache or PostgreSQL); starting it again turns the banner off.
+// Degraded Mode as a buyer sees it: the storefront whose API reaches the shared Elasticsearch node
+// through a loopback forwarder of this test's own. Cutting it (the API's connections refused, as
+// from a dead node; the index itself untouched for the other files) turns the banner on while
+// results still show (from the last-good cache or PostgreSQL); restoring it turns the banner off.
+// How the API meets a node that really dies is tested in search/degraded/cluster-failures.
 
-let node: EsNode;
-let base: TestContext;
+let proxy: TcpProxy;
 let ctx: TestContext;
-let indexerEs: Client;
 let apiEs: Client;
 let stack: ServedScenario;
 let served: ServedApp;
@@ -57,40 +57,38 @@ async function reloadUntil(ok: () => Promise<boolean>, failure: string): Promise
 }
 
 beforeAll(async () => {
-  node = await startEsNode();
-  base = await createTestContext();
-  indexerEs = createEsClient(node.url, 30_000);
-  ctx = { ...base, es: indexerEs, env: { ...base.env, ELASTICSEARCH_URL: node.url } };
+  ctx = await createTestContext();
+  proxy = await startTcpProxy(ctx.env.ELASTICSEARCH_URL);
   // The API's own client, with the production request timeout (as src/main.ts builds it).
-  apiEs = createEsClient(node.url, ctx.env.ES_REQUEST_TIMEOUT_MS);
+  apiEs = createEsClient(proxy.url, ctx.env.ES_REQUEST_TIMEOUT_MS);
   // Degraded Mode as production runs it: the cluster watcher and the production timeouts.
   stack = await serveScenario(ctx, 4141, undefined, { es: apiEs }, {});
   served = stack.served;
   browser = await launchChromium();
   page = (await openStorefront(browser, served.url)).page;
-}, 240_000);
+});
 
 afterAll(async () => {
   await browser?.close();
   await stack?.close();
-  await Promise.allSettled([apiEs?.close(), indexerEs?.close()]);
-  await base?.close();
-  await node?.destroy();
+  await apiEs?.close();
+  await proxy?.close();
+  await ctx?.close();
 }, 60_000);
 
 describe('storefront Degraded Mode banner', () => {
   it('cluster stopped: the banner appears and results still show; cluster started: it goes away', async () => {
     await page.goto('/');
     await settled(page);
-    // A node just started answers its first queries slowly (a loaded machine can push them past
-    // the buyer timeout, which is Degraded Mode too): wait for healthy answers first.
+    // On a loaded machine a first query can miss the buyer timeout (Degraded Mode too): wait for
+    // healthy answers first.
     const landing = await healthyAnswer('');
     const condition = landing.facets.condition[0].value as string;
     const healthy = await healthyAnswer(`?condition=${encodeURIComponent(condition)}`);
     expect(healthy.items.length).toBeGreaterThan(0);
     await reloadUntil(async () => (await banners()) === 0, 'the banner is on while the cluster is healthy');
 
-    await node.kill();
+    await proxy.cut();
     await page.click(`fieldset[data-facet="condition"] input[value="${condition}"]`);
     await settled(page);
     await page.waitForSelector(BANNER);
@@ -105,8 +103,8 @@ describe('storefront Degraded Mode banner', () => {
     await screenshot(page, 'search-degraded');
     expect(await seriousViolations(page)).toEqual([]);
 
-    await node.restart();
-    // The restarted node is cold: a first query may still miss the buyer timeout.
+    await proxy.restore();
+    // Degraded Mode ends once the watcher sees the cluster healthy again.
     await reloadUntil(async () => (await banners()) === 0, 'the banner stayed on after the cluster came back');
     expect((await cardIds(page)).length).toBeGreaterThan(0);
   });
