@@ -28,8 +28,9 @@ import { indicesBehind } from '../../../indexer/index-admin.js';
 // The service on a three-node cluster with one replica, as production scales it out: the API,
 // two live indexers and two webhook dispatchers running, a steady buyer load throughout. Losing
 // a node (SIGKILL), getting it back, restarting every node in turn and rebuilding behind the
-// alias must cost buyers nothing (no 5xx, no `degraded` answer) and lose no change. The cluster
-// is started once for all cases, which run in order on the same data.
+// alias must cost buyers nothing (no 5xx, no `degraded` answer) and lose no change; a volley of
+// reads goes out as each node is killed, stopped or joins, so that some are in flight then. The
+// cluster is started once for all cases, which run in order on the same data.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
@@ -261,6 +262,7 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
       if (c === 150) {
         killedAt = Date.now();
         step(`SIGKILL ${killed.name}`);
+        void load.volley();
         killing = killed.kill();
       }
     });
@@ -280,6 +282,7 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
     step(`start ${killed.name}`);
     await killed.start();
     step(`${killed.name} joined`);
+    void load.volley();
     const joined = Date.now() - t0;
     const green = await waitGreen();
     console.log(`[cluster] ${killed.name} restarted: joined in ${joined} ms, cluster green ${joined + green} ms after the start`);
@@ -307,10 +310,12 @@ describe('a three-node cluster with one replica, two indexers and two dispatcher
     for (const node of cluster.nodes) {
       const t0 = Date.now();
       step(`SIGTERM ${node.name}`);
+      void load.volley();
       await node.stop();
       step(`${node.name} exited; start`);
       await node.start();
       step(`${node.name} joined`);
+      void load.volley();
       const green = await waitGreen();
       step('green');
       console.log(`[cluster] rolling restart: ${node.name} back and the cluster green in ${Date.now() - t0} ms (green ${green} ms after it joined)`);
