@@ -34,9 +34,9 @@ const emptyStats = (): LoadStats => ({ requests: 0, fiveXx: 0, degraded: 0, othe
 
 /**
  * `pauseMs` between one answer and the next request of a loop: a steady load, not a saturating one.
- * (With 20 ms the three loops kept two cores busy beside a three-node cluster, and cheaper requests
- * only raised their rate: the pause sets what the load costs. The moments a fault can fail a read
- * are covered by volleys instead.)
+ * The pause sets what the load costs (at 20 ms the three loops kept two cores busy beside a
+ * three-node cluster, and cheaper reads only raised their rate); the moments a fault can fail a
+ * read are covered by `volley()`.
  */
 export function startBuyerLoad(baseUrl: string, scenario: Scenario, pauseMs = 100): BuyerLoad {
   let stats = emptyStats();

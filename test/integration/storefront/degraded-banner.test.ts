@@ -77,7 +77,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('storefront Degraded Mode banner', () => {
-  it('cluster stopped: the banner appears and results still show; cluster started: it goes away', async () => {
+  it('cluster unreachable: the banner appears and results still show; reachable again: it goes away', async () => {
     await page.goto('/');
     await settled(page);
     // On a loaded machine a first query can miss the buyer timeout (Degraded Mode too): wait for
