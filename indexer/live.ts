@@ -2,6 +2,7 @@ import { errors as esErrors, type Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
 import { listen } from '../src/db/listen.js';
 import type { IndexNames } from '../src/es/index-names.js';
+import { failedRequest } from '../src/es/client.js';
 import type { Logger } from '../src/lib/logger.js';
 import { feedBacklog, pruneFeed } from '../src/db/change-feed.js';
 import { loadCheckpoint, START } from '../src/db/feed-guard.js';
@@ -138,7 +139,7 @@ export async function startLiveIndexer(opts: LiveIndexerOptions): Promise<LiveIn
         // The lane starts again at the checkpoint: what it read ahead may not have been written.
         lane.ahead = null;
         if (err instanceof BulkError || err instanceof esErrors.ElasticsearchClientError) metrics.bulkFailures += 1;
-        opts.logger.warn({ err: (err as Error).message, retryInMs: backoff }, 'indexing batch failed; will retry');
+        opts.logger.warn({ err: (err as Error).message, request: failedRequest(err), retryInMs: backoff }, 'indexing batch failed; will retry');
         await sleep(backoff);
         backoff = Math.min(backoff * 2, 5000);
       }

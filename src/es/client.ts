@@ -1,4 +1,4 @@
-import { Client } from '@elastic/elasticsearch';
+import { Client, errors } from '@elastic/elasticsearch';
 
 /**
  * The nodes of ELASTICSEARCH_URL: one URL, or several separated by commas. Commas inside a
@@ -48,4 +48,14 @@ export function createEsClient(url: string, requestTimeoutMs = 2000): Client {
  */
 export function failoverRetries(es: Client): number {
   return Math.max(0, es.connectionPool.size - 1);
+}
+
+/**
+ * "METHOD /path" of the request a timeout or a lost connection is about (an error answer names
+ * its own cause): "Request timed out" alone does not say which of a batch's requests waited.
+ */
+export function failedRequest(err: unknown): string | undefined {
+  const withRequest = err instanceof errors.TimeoutError || err instanceof errors.ConnectionError;
+  const params = withRequest ? err.meta?.meta.request.params : undefined;
+  return params ? `${params.method} ${params.path}` : undefined;
 }
