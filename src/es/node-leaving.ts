@@ -71,18 +71,22 @@ function connectionLost(err: unknown): boolean {
 }
 
 /**
- * Runs the read `read`; when its node is leaving, or its connection failed on every try, marks
- * that node dead in the client's pool (its weight drops further: by the third failure it is all
- * but left out) and runs it once more. Any other error, and a second failure, is the caller's.
+ * Runs `read` on `es`; when its node is leaving, or its connection failed on every try, marks that
+ * node dead in the client's pool and runs it once more on a client of the same pool that leaves
+ * that node out. Marking alone is not enough: the first mark lowers a node's weight by a few
+ * percent, and the next pick of a busy pool can be the same node again (a rolling restart's
+ * ECONNREFUSED then reached a buyer as a Degraded Mode answer). Any other error, and a second
+ * failure, is the caller's.
  */
-export async function readRetryingLeavingNode<T>(es: Client, read: () => Promise<T>): Promise<T> {
+export async function readRetryingLeavingNode<T>(es: Client, read: (client: Client) => Promise<T>): Promise<T> {
   try {
-    return await read();
+    return await read(es);
   } catch (err) {
     if (!(isNodeLeaving(err) || connectionLost(err)) || es.connectionPool.size < 2) throw err;
     const id = nodeIdOf(err);
     const connection = es.connectionPool.connections.find((c) => c.id === id);
-    if (connection) es.connectionPool.markDead(connection);
-    return read();
+    if (!connection) return read(es);
+    es.connectionPool.markDead(connection);
+    return read(es.child({ nodeFilter: (c) => c.id !== id }));
   }
 }

@@ -80,10 +80,13 @@ async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): 
  */
 export function indexReads(es: Client, alias: string): BuyerReads {
   const reads = indexReadsOnce(es, alias);
-  // Every read, whatever its arguments (a read added to BuyerReads is covered as well).
-  const retrying = Object.entries(reads).map(([name, read]: [string, (...args: unknown[]) => Promise<unknown>]) => [
+  type Read = (...args: unknown[]) => Promise<unknown>;
+  // Every read, whatever its arguments (a read added to BuyerReads is covered as well); the retry
+  // runs the same read on the client that leaves the failed node out.
+  const retrying = Object.entries(reads).map(([name, read]: [string, Read]) => [
     name,
-    (...args: unknown[]) => readRetryingLeavingNode(es, () => read(...args)),
+    (...args: unknown[]) =>
+      readRetryingLeavingNode(es, (client) => (client === es ? read : (indexReadsOnce(client, alias) as unknown as Record<string, Read>)[name]!)(...args)),
   ]);
   return Object.fromEntries(retrying) as unknown as BuyerReads;
 }

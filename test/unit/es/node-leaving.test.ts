@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client, errors } from '@elastic/elasticsearch';
 import { isNodeLeaving, readRetryingLeavingNode } from '../../../src/es/node-leaving.js';
 
@@ -91,6 +93,35 @@ describe('readRetryingLeavingNode', () => {
       expect((gone as unknown as { weight: number }).weight).toBeLessThan(before);
     }
     await es.close();
+  });
+
+  it('the second try leaves the failed node out, however the pool would pick next', async () => {
+    // One node answers, the other refuses: without leaving it out, about half the second tries of
+    // a client without retries of its own would go back to the refusing node.
+    const answering = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-elastic-product': 'Elasticsearch' });
+      res.end(JSON.stringify({ cluster_name: 'answering' }));
+    });
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    const port = (answering.address() as AddressInfo).port;
+    const es = new Client({ nodes: [`http://127.0.0.1:${port}`, 'http://127.0.0.1:1'], maxRetries: 0 });
+    const refusing = es.connectionPool.connections[1]!;
+    const refused = new errors.ConnectionError('connect ECONNREFUSED 127.0.0.1:1', { meta: { connection: { id: refusing.id } } } as unknown as ConstructorParameters<
+      typeof errors.ConnectionError
+    >[1]);
+    try {
+      for (let i = 0; i < 20; i++) {
+        let calls = 0;
+        const out = await readRetryingLeavingNode(es, async (client) => {
+          if (calls++ === 0) throw refused;
+          return (await client.info()).cluster_name;
+        });
+        expect(out).toBe('answering');
+      }
+    } finally {
+      await es.close();
+      await new Promise((r) => answering.close(r));
+    }
   });
 
   it('a timeout is not asked again: a hung cluster must not cost twice the wait', async () => {
