@@ -31,10 +31,7 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          // Each file gets its own database and index prefix, so files may run side by side. None
-          // mocks a module or changes process-wide state, so they share their workers' module
-          // cache as the unit files do (a whole run: 819 busy CPU-seconds instead of 929).
-          isolate: false,
+          // Each file gets its own database and index prefix, so files may run side by side.
         },
       },
     ],
