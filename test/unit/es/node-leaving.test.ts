@@ -106,9 +106,9 @@ describe('readRetryingLeavingNode', () => {
     const port = (answering.address() as AddressInfo).port;
     const es = new Client({ nodes: [`http://127.0.0.1:${port}`, 'http://127.0.0.1:1'], maxRetries: 0 });
     const refusing = es.connectionPool.connections[1]!;
-    const refused = new errors.ConnectionError('connect ECONNREFUSED 127.0.0.1:1', { meta: { connection: { id: refusing.id } } } as unknown as ConstructorParameters<
-      typeof errors.ConnectionError
-    >[1]);
+    const refused = new errors.ConnectionError('connect ECONNREFUSED 127.0.0.1:1', {
+      meta: { connection: { id: refusing.id } },
+    } as unknown as ConstructorParameters<typeof errors.ConnectionError>[1]);
     try {
       for (let i = 0; i < 20; i++) {
         let calls = 0;
