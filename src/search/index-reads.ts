@@ -79,14 +79,14 @@ async function sellerStatsOf(es: Client, alias: string, offers: StoredOffer[]): 
  * client made, is asked once more of another node.
  */
 export function indexReads(es: Client, alias: string): BuyerReads {
-  const reads = indexReadsOnce(es, alias);
   type Read = (...args: unknown[]) => Promise<unknown>;
+  const readsOn = (client: Client) => indexReadsOnce(client, alias) as unknown as Record<string, Read>;
+  const reads = readsOn(es);
   // Every read, whatever its arguments (a read added to BuyerReads is covered as well); the retry
   // runs the same read on the client that leaves the failed node out.
-  const retrying = Object.entries(reads).map(([name, read]: [string, Read]) => [
+  const retrying = Object.entries(reads).map(([name, read]) => [
     name,
-    (...args: unknown[]) =>
-      readRetryingLeavingNode(es, (client) => (client === es ? read : (indexReadsOnce(client, alias) as unknown as Record<string, Read>)[name]!)(...args)),
+    (...args: unknown[]) => readRetryingLeavingNode(es, (client) => (client === es ? read : readsOn(client)[name]!)(...args)),
   ]);
   return Object.fromEntries(retrying) as unknown as BuyerReads;
 }
