@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './entry-points.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** `npm run api` as a real child process on `port`; resolves once /healthz answers. */
 export async function spawnApi(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     cwd: root,
     env: { ...process.env, DEGRADED_WARM_ENABLED: 'false', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './entry-points.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** `npm run webhooks` as a real child process, so tests can SIGKILL or SIGTERM it mid-delivery. */
 export function spawnDispatcher(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'dispatcher/main.ts'], {
+  return spawn(process.execPath, entryArgs('dispatcher/main.ts'), {
     cwd: root,
     env: { ...process.env, WEBHOOK_METRICS_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -4,6 +4,7 @@ import { createEsClient } from '../../src/es/client.js';
 import { migrateUp } from '../../src/db/migrate.js';
 import { resolveServers } from './servers.js';
 import { databaseUrlFor } from './db-url.js';
+import { buildEntryPoints, entryPointsDir, removeEntryPoints } from './entry-points-build.js';
 
 // One run = one migrated template database and one name stem. Each test file clones the template
 // (CREATE DATABASE ... TEMPLATE is fast) and uses its own index prefix, so files and runs never
@@ -13,12 +14,14 @@ export default async function setup(project: TestProject) {
   const servers = await resolveServers();
   const runId = `t${Date.now().toString(36)}${process.pid.toString(36)}`;
   const template = `${runId}_tpl`;
+  const bundled = buildEntryPoints(entryPointsDir(runId));
 
   const admin = new pg.Client({ connectionString: servers.databaseUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${template}`);
   await migrateUp(databaseUrlFor(servers.databaseUrl, template));
   // A template must have no other connections when cloned; migrateUp has closed its own.
+  await bundled;
 
   project.provide('databaseUrl', servers.databaseUrl);
   project.provide('elasticsearchUrl', servers.elasticsearchUrl);
@@ -35,6 +38,7 @@ export default async function setup(project: TestProject) {
     await es.indices.delete({ index: `${runId}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
     await es.close();
     await servers.stop();
+    await removeEntryPoints(runId);
   };
 }
 

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { entryArgs } from './entry-points.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** `npm run indexer` as a real child process, so tests can SIGKILL it mid-batch. */
 export function spawnIndexer(env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string } & Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('indexer/main.ts'), {
     cwd: root,
     env: { ...process.env, INDEXER_METRICS_PORT: '0', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -19,7 +20,7 @@ export function spawnIndexer(env: { DATABASE_URL: string; ELASTICSEARCH_URL: str
  * lines and signal it in any phase. `nice` lowers its priority (it is still loading when signalled).
  */
 export function spawnReindex(env: { DATABASE_URL: string; ELASTICSEARCH_URL: string; INDEX_PREFIX: string }, opts: { nice?: number } = {}): ChildProcess {
-  const node = [process.execPath, '--import', 'tsx', 'scripts/reindex.ts'];
+  const node = [process.execPath, ...entryArgs('scripts/reindex.ts')];
   const [cmd, ...args] = opts.nice === undefined ? node : ['nice', '-n', String(opts.nice), ...node];
   return spawn(cmd!, args, {
     cwd: root,

@@ -24,6 +24,7 @@ import { routeModules } from '../../../src/api/routes/index.js';
 import type { AppDeps } from '../../../src/api/deps.js';
 import { createEsClient } from '../../../src/es/client.js';
 import { indicesBehind } from '../../../indexer/index-admin.js';
+import { entryArgs } from '../../support/entry-points.js';
 
 // The service on a three-node cluster with one replica, as production scales it out: the API,
 // two live indexers and two webhook dispatchers running, a steady buyer load throughout. Losing
@@ -145,7 +146,7 @@ function expectNoBuyerHarm(s: LoadStats): void {
 /** `npm run reindex` as its own process on the cluster; resolves with its exit code and output. */
 async function reindex(extra: Record<string, string>): Promise<{ code: number; output: string }> {
   try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'scripts/reindex.ts'], {
+    const r = await run(process.execPath, entryArgs('scripts/reindex.ts'), {
       cwd: root,
       env: { ...process.env, ...env, LOG_LEVEL: 'warn', ...extra },
       timeout: 540_000,

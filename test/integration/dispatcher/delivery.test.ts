@@ -13,6 +13,7 @@ import { eventually } from '../../support/eventually.js';
 import { dispatcherMetricsText } from '../../support/dispatcher-metrics.js';
 import { testDispatcherConfig } from '../../support/dispatcher-config.js';
 import { addSeller, attemptRows, eventRow, insertEvents, receiverSet } from '../../support/outbox.js';
+import { entryArgs } from '../../support/entry-points.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
@@ -133,7 +134,7 @@ describe('webhook dispatcher', () => {
     expect(rx.received.every((r) => r.path === '/hook')).toBe(true);
 
     const env = { ...process.env, DATABASE_URL: ctx.databaseUrl, LOG_LEVEL: 'silent' };
-    const tsx = [process.execPath, '--import', 'tsx', 'scripts/webhooks-redeliver.ts'] as const;
+    const tsx = [process.execPath, ...entryArgs('scripts/webhooks-redeliver.ts')] as const;
     await expect(run(tsx[0], [...tsx.slice(1), '--seller', 'nobody'], { cwd: root, env })).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining("no seller with code 'nobody'"),

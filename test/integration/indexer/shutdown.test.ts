@@ -11,6 +11,7 @@ import { generateScenario } from '../../support/scenario.js';
 import { caughtUp, writeBurst } from '../../support/write-burst.js';
 import { eventually } from '../../support/eventually.js';
 import { withBatchLock } from '../../../indexer/batch-lock.js';
+import { entryArgs } from '../../support/entry-points.js';
 
 // `npm run indexer` on SIGTERM with a batch in progress: the batch is written and checkpointed,
 // then it exits 0; a second SIGTERM meanwhile changes nothing (it once ended the pool twice and
@@ -34,7 +35,7 @@ afterAll(async () => {
 
 describe('indexer shutdown', () => {
   it('finishes its batch and checkpoint on SIGTERM, exits 0, and a second SIGTERM changes nothing', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'indexer/main.ts'], {
+    const child = spawn(process.execPath, entryArgs('indexer/main.ts'), {
       cwd: root,
       env: {
         ...process.env,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdIndex } from '../../../src/db/index-holds.js';
 import { indexNames } from '../../../src/es/index-names.js';
 import { createTestContext, type TestContext } from '../../support/context.js';
+import { entryArgs } from '../../support/entry-points.js';
 
 // npm run indices lists this prefix's indices with what an operator needs to judge them, and
 // --prune deletes exactly those no alias points at and no running rebuild holds: never a serving
@@ -17,7 +18,7 @@ const run = promisify(execFile);
 
 let ctx: TestContext;
 const indices = (...args: string[]) =>
-  run(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'scripts/indices.ts'), ...args], {
+  run(process.execPath, [...entryArgs('scripts/indices.ts'), ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: ctx.databaseUrl, ELASTICSEARCH_URL: ctx.env.ELASTICSEARCH_URL, INDEX_PREFIX: ctx.env.INDEX_PREFIX },
   });

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { loadFixture } from '../../../src/fixtures/load.js';
+import { entryArgs } from '../../support/entry-points.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
@@ -33,7 +34,7 @@ async function counts(ctx: TestContext): Promise<Record<string, number>> {
 }
 
 const sample = (ctx: TestContext, ...args: string[]) =>
-  run(path.join(root, 'node_modules/.bin/tsx'), [path.join(root, 'scripts/sample.ts'), ...args], {
+  run(process.execPath, [...entryArgs('scripts/sample.ts'), ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: ctx.databaseUrl },
   });

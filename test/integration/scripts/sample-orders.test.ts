@@ -7,17 +7,17 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../../support/context.js';
 import { pollPage } from '../../../src/orders/service.js';
+import { entryArgs } from '../../support/entry-points.js';
 
 // `npm run sample -- --orders M` against real PostgreSQL: orders pass checkout's rules, re-running
 // changes nothing, and the --out document gives the same orders through `npm run fixture:load`.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
-const tsx = path.join(root, 'node_modules/.bin/tsx');
 const ARGS = ['--listings', '2000', '--seed', '11', '--orders', '300'];
 
-const script = (ctx: TestContext, name: string, ...args: string[]) =>
-  run(tsx, [path.join(root, 'scripts', name), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: ctx.databaseUrl } });
+const script = (ctx: TestContext, name: 'sample.ts' | 'fixture-load.ts', ...args: string[]) =>
+  run(process.execPath, [...entryArgs(`scripts/${name}`), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: ctx.databaseUrl } });
 
 /** Everything an order run leaves behind, in a comparable form. */
 async function snapshot(ctx: TestContext) {
