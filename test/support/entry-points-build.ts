@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -55,7 +55,19 @@ export async function buildEntryPoints(outdir: string): Promise<void> {
   });
 }
 
+const bundlesDir = path.join(root, 'node_modules/.cache/test-entry-points');
+
 /** A fresh directory for one run's bundle, under node_modules so its bare imports resolve there. */
-export const entryPointsDir = (runId: string) => path.join(root, 'node_modules/.cache/test-entry-points', runId);
+export const entryPointsDir = (runId: string) => path.join(bundlesDir, runId);
 
 export const removeEntryPoints = (runId: string) => rm(entryPointsDir(runId), { recursive: true, force: true });
+
+/** Bundles of runs that never reached their teardown (killed), once a day old: a run in progress is younger. */
+export async function pruneStaleEntryPoints(now = Date.now()): Promise<void> {
+  const runs = await readdir(bundlesDir).catch(() => [] as string[]);
+  for (const run of runs) {
+    const dir = path.join(bundlesDir, run);
+    const made = await stat(dir).catch(() => undefined); // another run's teardown may remove it first
+    if (made && now - made.mtimeMs > 86_400_000) await rm(dir, { recursive: true, force: true });
+  }
+}

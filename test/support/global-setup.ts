@@ -4,7 +4,7 @@ import { createEsClient } from '../../src/es/client.js';
 import { migrateUp } from '../../src/db/migrate.js';
 import { resolveServers } from './servers.js';
 import { databaseUrlFor } from './db-url.js';
-import { buildEntryPoints, entryPointsDir, removeEntryPoints } from './entry-points-build.js';
+import { buildEntryPoints, entryPointsDir, pruneStaleEntryPoints, removeEntryPoints } from './entry-points-build.js';
 
 // One run = one migrated template database and one name stem. Each test file clones the template
 // (CREATE DATABASE ... TEMPLATE is fast) and uses its own index prefix, so files and runs never
@@ -14,7 +14,7 @@ export default async function setup(project: TestProject) {
   const servers = await resolveServers();
   const runId = `t${Date.now().toString(36)}${process.pid.toString(36)}`;
   const template = `${runId}_tpl`;
-  const bundled = buildEntryPoints(entryPointsDir(runId));
+  const bundled = pruneStaleEntryPoints().then(() => buildEntryPoints(entryPointsDir(runId)));
 
   const admin = new pg.Client({ connectionString: servers.databaseUrl });
   await admin.connect();
