@@ -14,7 +14,10 @@ export default async function setup(project: TestProject) {
   const servers = await resolveServers();
   const runId = `t${Date.now().toString(36)}${process.pid.toString(36)}`;
   const template = `${runId}_tpl`;
+  // Bundled while the template is migrated; a build error is thrown by the await below, not left
+  // as an unhandled rejection that ends the run before the migration does.
   const bundled = pruneStaleEntryPoints().then(() => buildEntryPoints(entryPointsDir(runId)));
+  bundled.catch(() => undefined);
 
   const admin = new pg.Client({ connectionString: servers.databaseUrl });
   await admin.connect();

@@ -134,23 +134,20 @@ describe('webhook dispatcher', () => {
     expect(rx.received.every((r) => r.path === '/hook')).toBe(true);
 
     const env = { ...process.env, DATABASE_URL: ctx.databaseUrl, LOG_LEVEL: 'silent' };
-    const redeliver = [process.execPath, ...entryArgs('scripts/webhooks-redeliver.ts')] as const;
-    await expect(run(redeliver[0], [...redeliver.slice(1), '--seller', 'nobody'], { cwd: root, env })).rejects.toMatchObject({
+    const redeliver = (...args: string[]) => run(process.execPath, [...entryArgs('scripts/webhooks-redeliver.ts'), ...args], { cwd: root, env });
+    await expect(redeliver('--seller', 'nobody')).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining("no seller with code 'nobody'"),
     });
-    await expect(run(redeliver[0], [...redeliver.slice(1), '--seller', 's1', '--since', 'yesterday'], { cwd: root, env })).rejects.toMatchObject({
+    await expect(redeliver('--seller', 's1', '--since', 'yesterday')).rejects.toMatchObject({
       code: 2,
     });
     // --since after both events: nothing to queue.
-    const none = await run(redeliver[0], [...redeliver.slice(1), '--seller', 's1', '--failed', '--since', new Date(Date.now() + 60_000).toISOString()], {
-      cwd: root,
-      env,
-    });
+    const none = await redeliver('--seller', 's1', '--failed', '--since', new Date(Date.now() + 60_000).toISOString());
     expect(none.stdout).toContain("0 events of seller 's1' queued");
 
     healthy = true;
-    const out = await run(redeliver[0], [...redeliver.slice(1), '--seller', 's1', '--failed'], { cwd: root, env });
+    const out = await redeliver('--seller', 's1', '--failed');
     expect(out.stdout).toContain("2 events of seller 's1' queued for delivery (failed only)");
     await eventually(async () => expect((await eventRow(ctx.pool, e!.eventId)).state).toBe('delivered'), 10_000);
     expect(rx.received.filter((r) => r.headers['webhook-id'] === e!.eventId)).toHaveLength(4);
