@@ -20,7 +20,10 @@ import {
   type SkuFacts,
   type VariantFacts,
 } from '../src/db/offer-source.js';
-import { docId } from '../src/search/documents/model.js';
+import { quarantinedAmong } from '../src/db/index-quarantine.js';
+import { handoffOfferDocs, nativeOfferDocs } from '../src/search/documents/builders.js';
+import { docId, parseDocId, type OfferDoc } from '../src/search/documents/model.js';
+import { cardProductsOf, staleCards, type CardView, type IndexedOffer, type OfferChange } from './stale-cards.js';
 
 // The indexer reads as targets -> facts -> documents: fan-out.ts and targets.ts say which
 // documents a batch rewrites, in chunks; this file reads what PostgreSQL (and, for cards, the
@@ -61,53 +64,128 @@ export interface Facts extends Lookups {
   variants: readonly VariantFacts[];
   /** Catalog skus: the chunk's own, and every variant's here. */
   skus: ReadonlyMap<number, SkuFacts>;
-  /** The cards to rewrite: their products, and every offer of those products. */
-  cards: { productIds: readonly number[]; rows: readonly NativeRow[]; variants: readonly VariantFacts[] };
+  /**
+   * The cards to rewrite: their products, and every offer of those products; `kept`: the cards
+   * the chunk's offers are on that already show them as they are (left as the index has them).
+   */
+  cards: { productIds: readonly number[]; kept: readonly number[]; rows: readonly NativeRow[]; variants: readonly VariantFacts[] };
 }
 
-/**
- * The product ids the index holds now for these offer ids (absent ones are left out). An offer
- * that moved to another product (its sku was re-pointed) must take its old product's card along.
- */
-export type IndexedProducts = (offerIds: string[]) => Promise<number[]>;
+/** How the index holds documents now (realtime gets, not searches): index-views.ts. */
+export interface IndexViews {
+  /** The chunk's offers as the index has them (absent ones are left out), by id. */
+  offers: (offerIds: string[]) => Promise<Map<string, IndexedOffer>>;
+  /** The cards of these products that exist, as the index has them. */
+  cards: (productIds: number[]) => Promise<Map<number, CardView>>;
+  /** Products whose card is recomputed whatever the index shows (this batch already wrote it). */
+  recompute: (productId: number) => boolean;
+}
 
 export interface LoadOptions {
-  /** Where the index has the chunk's offers now; without it no cards are read (the chunk's own documents only). */
-  indexed?: IndexedProducts;
+  /** What the index holds now; without it no cards are read (the chunk's own documents only). */
+  indexed?: IndexViews;
   /** A rebuild's: sellers and products read once per snapshot. */
   cache?: SnapshotCache;
 }
 
-/** Reads one chunk's facts in three steps, each step's queries at once. */
+/** Reads one chunk's facts: its rows, what they name, and every offer of the cards they make wrong. */
 export async function loadFacts(db: Db, chunk: Chunk, poBox: boolean, opts: LoadOptions = {}): Promise<Facts> {
-  // 1. The chunk's own rows, and the products the index has its offers under now.
+  // 1. The chunk's own rows, and where the index has its offers now.
   const own = await ownRows(db, chunk, opts.indexed);
-  // 2. Every offer of the products whose cards those offers touch, before and after.
-  const cardProducts = [...own.cardProducts];
-  const [cardRows, cardHandoff] = await Promise.all([nativeRowsOfProducts(db, cardProducts), handoffRowsOfProducts(db, cardProducts)]);
-  // 3. The sellers, products and stores all of them name.
-  const rows = [...own.rows, ...cardRows];
-  const handoff = [...own.handoff, ...cardHandoff];
-  const lookups = await loadLookups(
+  // 2. The sellers, products and stores they name; the cards of the products their offers were and are on.
+  const cardsOf = [...new Set(own.changes.flatMap((c) => cardProductsOf(c.was, productOn(ownProducts(own).get(c.id)))))];
+  const [lookups, cards, refused] = await Promise.all([
+    loadLookups(
+      db,
+      {
+        sellerIds: [...own.sellerIds, ...own.rows.map((r) => r.listing.sellerId)],
+        productIds: [...own.productIds, ...own.rows.map((r) => r.sku.productId), ...own.handoff.map(offerProductId)],
+        storeSlugs: own.handoff.map((r) => r.variant.storeSlug),
+        countsOf: own.countsOf,
+      },
+      opts.cache,
+    ),
+    opts.indexed && cardsOf.length > 0 ? opts.indexed.cards(cardsOf) : new Map<number, CardView>(),
+    // A refused card is not in the index, as if its product had no shown offer: its next change rewrites it.
+    opts.indexed && cardsOf.length > 0 ? quarantinedAmong(db, cardsOf.map(docId.card)) : new Set<string>(),
+  ]);
+  const skus = new Map(own.skus);
+  for (const r of own.handoff) if (r.sku) skus.set(r.sku.skuId, r.sku);
+  // 3. The cards the offers' documents now make wrong (stale-cards.ts), and every offer of their products.
+  const recompute = (productId: number) => opts.indexed!.recompute(productId) || refused.has(docId.card(productId));
+  const stale = opts.indexed ? staleCards(offersNow(own, lookups, skus, poBox), cards, recompute) : new Set<number>();
+  const cardProducts = [...stale];
+  const [cardRows, cardHandoff] =
+    cardProducts.length === 0 ? [[], []] : await Promise.all([nativeRowsOfProducts(db, cardProducts), handoffRowsOfProducts(db, cardProducts)]);
+  // 4. The sellers, products and stores those offers name that step 2 did not read.
+  const more = await loadLookups(
     db,
     {
-      sellerIds: [...own.sellerIds, ...rows.map((r) => r.listing.sellerId)],
-      productIds: [...own.productIds, ...rows.map((r) => r.sku.productId), ...handoff.map(offerProductId)],
-      storeSlugs: handoff.map((r) => r.variant.storeSlug),
-      countsOf: own.countsOf,
+      sellerIds: cardRows.map((r) => r.listing.sellerId).filter((id) => !lookups.sellers.has(id)),
+      productIds: [...cardRows.map((r) => r.sku.productId), ...cardHandoff.map(offerProductId)].filter((id) => !lookups.products.has(id)),
+      storeSlugs: cardHandoff.map((r) => r.variant.storeSlug).filter((slug) => !lookups.stores.has(slug)),
     },
     opts.cache,
   );
-  const skus = new Map(own.skus);
-  for (const r of handoff) if (r.sku) skus.set(r.sku.skuId, r.sku);
+  for (const r of cardHandoff) if (r.sku) skus.set(r.sku.skuId, r.sku);
   return {
-    ...lookups,
+    sellers: new Map([...lookups.sellers, ...more.sellers]),
+    products: new Map([...lookups.products, ...more.products]),
+    stores: new Map([...lookups.stores, ...more.stores]),
+    counts: lookups.counts,
     poBox,
     rows: own.rows,
     variants: own.handoff.map((r) => r.variant),
     skus,
-    cards: { productIds: cardProducts, rows: cardRows, variants: cardHandoff.map((r) => r.variant) },
+    cards: { productIds: cardProducts, kept: cardsOf.filter((id) => !stale.has(id)), rows: cardRows, variants: cardHandoff.map((r) => r.variant) },
   };
+}
+
+const productOn = (productId: number | undefined) => (productId === undefined ? undefined : { productId });
+
+/**
+ * A pair neither PostgreSQL nor the index has as an offer may still be on a card: a batch that
+ * failed (or a process that died) after its cards were written and before its offers were, and a
+ * listing deleted since. Its sku says which card (a native group is its sku and seller): tested
+ * as if the index had the offer there.
+ */
+async function orphanCards(db: Db, own: OwnRows): Promise<void> {
+  const live = new Set(own.rows.map((r) => docId.native(r.listing.sellerId, r.listing.skuId)));
+  const orphans = own.changes.filter((c) => c.was === undefined && !live.has(c.id));
+  if (orphans.length === 0) return;
+  const pairs = orphans.map((c) => parseDocId(c.id)).filter((p) => p?.type === 'native');
+  const skus = await skuFacts(
+    db,
+    pairs.map((p) => p.skuId),
+  );
+  for (const c of orphans) {
+    const p = parseDocId(c.id);
+    const sku = p?.type === 'native' ? skus.get(p.skuId) : undefined;
+    if (p?.type === 'native' && sku) c.was = { productId: sku.productId, skuId: p.skuId, storeKey: `n:${p.sellerId}` };
+  }
+}
+
+/** The product each of the chunk's rows puts its offer on (the offer builders decide the same). */
+function ownProducts(own: OwnRows): Map<string, number> {
+  own.productOf ??= new Map([
+    ...own.rows.map((r): [string, number] => [docId.native(r.listing.sellerId, r.listing.skuId), r.sku.productId]),
+    ...own.handoff.map((r): [string, number] => [docId.handoff(r.variant.variantId), offerProductId(r)]),
+  ]);
+  return own.productOf;
+}
+
+/** The chunk's offers in scope: where the index has them, and their documents from PostgreSQL now (build-ops.ts builds the same). */
+function offersNow(own: OwnRows, l: Lookups, skus: ReadonlyMap<number, SkuFacts>, poBox: boolean): OfferChange[] {
+  const docs = new Map<string, OfferDoc>();
+  for (const o of nativeOfferDocs(own.rows, l.sellers, l.products, poBox)) docs.set(o.id, o.doc);
+  for (const o of handoffOfferDocs(
+    own.handoff.map((r) => r.variant),
+    skus,
+    l.stores,
+    l.products,
+  ))
+    docs.set(o.id, o.doc);
+  return own.changes.map((c) => ({ was: c.was, now: docs.get(c.id) }));
 }
 
 /** The product a handoff variant's offer belongs to (as handoffOfferDoc decides). */
@@ -121,36 +199,37 @@ interface OwnRows {
   sellerIds: number[];
   productIds: number[];
   countsOf: number[];
-  cardProducts: Set<number>;
+  /** The offers in scope (cards come along for them), with where the index has them now. */
+  changes: { id: string; was?: IndexedOffer }[];
+  productOf?: Map<string, number>;
 }
 
-async function ownRows(db: Db, chunk: Chunk, indexed: IndexedProducts | undefined): Promise<OwnRows> {
-  const own: OwnRows = { rows: [], handoff: [], skus: new Map(), sellerIds: [], productIds: [], countsOf: [], cardProducts: new Set() };
+async function ownRows(db: Db, chunk: Chunk, indexed: IndexViews | undefined): Promise<OwnRows> {
+  const own: OwnRows = { rows: [], handoff: [], skus: new Map(), sellerIds: [], productIds: [], countsOf: [], changes: [] };
+  const indexedNow = async (ids: string[]) => {
+    if (!indexed) return;
+    const was = await indexed.offers(ids);
+    own.changes = ids.map((id) => ({ id, was: was.get(id) }));
+  };
   switch (chunk.kind) {
     case 'native': {
       const scope = chunk.cardScope;
       const ids = chunk.pairs.map((p) => docId.native(p.sellerId, p.skuId)).filter((id) => !scope || scope.has(id));
-      const [rows, was] = await Promise.all([
+      const [rows] = await Promise.all([
         nativeRows(
           db,
           chunk.pairs.map((p) => p.sellerId),
           chunk.pairs.map((p) => p.skuId),
         ),
-        indexed ? indexed(ids) : [],
+        indexedNow(ids),
       ]);
       own.rows = rows;
-      if (indexed) {
-        // The products of the offers in scope, before (the index) and after (PostgreSQL). A row
-        // whose seller has just gone still brings its product's card: rewriting a card is always safe.
-        own.cardProducts = new Set(was);
-        for (const r of rows) if (!scope || scope.has(docId.native(r.listing.sellerId, r.listing.skuId))) own.cardProducts.add(r.sku.productId);
-      }
+      if (indexed) await orphanCards(db, own);
       return own;
     }
     case 'handoff': {
-      const [handoff, was] = await Promise.all([handoffRows(db, chunk.variantIds), indexed ? indexed(chunk.variantIds.map(docId.handoff)) : []]);
+      const [handoff] = await Promise.all([handoffRows(db, chunk.variantIds), indexedNow(chunk.variantIds.map(docId.handoff))]);
       own.handoff = handoff;
-      if (indexed) own.cardProducts = new Set([...was, ...handoff.map(offerProductId)]);
       return own;
     }
     case 'product':

@@ -28,6 +28,8 @@ export interface OrderedWriter {
   settled(): Promise<void>;
   /** Documents quarantined and released by the units written so far. */
   counts(): QuarantineCounts;
+  /** Whether a unit handed over to this writer names the document (in flight, waiting or written). */
+  named(id: string): boolean;
 }
 
 interface Unit {
@@ -43,6 +45,7 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
   // Every unit handed over and not finished, sent or still waiting: a unit is ordered behind the
   // ones handed over before it from the moment `write` is called, not when it gets a slot.
   const inFlight = new Set<Unit>();
+  const named = new Set<string>();
   const counts: QuarantineCounts = { quarantined: 0, released: 0 };
   let failure: { err: unknown } | undefined;
   const shares = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
@@ -57,6 +60,7 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
       const unit: Unit = { ids: new Set(ids), started: false, done: new Promise<void>((r) => (finished = r)) };
       const before = [...inFlight].filter((u) => shares(u.ids, unit.ids));
       inFlight.add(unit);
+      for (const id of ids) named.add(id);
       try {
         for (;;) {
           if (failure) throw failure.err;
@@ -91,5 +95,6 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
     },
     settled,
     counts: () => ({ ...counts }),
+    named: (id) => named.has(id),
   };
 }

@@ -46,6 +46,13 @@ export async function release(db: Db, ids: readonly string[]): Promise<number> {
   return rowCount ?? 0;
 }
 
+/** Which of these documents are quarantined (refused, so absent from the index). */
+export async function quarantinedAmong(db: Db, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ doc_id: string }>('SELECT doc_id FROM index_quarantine WHERE doc_id = ANY($1::text[])', [ids]);
+  return new Set(rows.map((r) => r.doc_id));
+}
+
 /** The database's clock now: what `releaseRefusedBefore` compares with. */
 export async function quarantineClock(db: Db): Promise<Date> {
   const { rows } = await db.query<{ now: Date }>('SELECT clock_timestamp() AS now');

@@ -5,6 +5,7 @@ import { joinOffer, skuCart } from './documents/builders.js';
 import { MAX_WINDOW, productDocBody, productOffersBody } from './queries/product-offers.js';
 import { offerSearchBody, offerSearchPage } from './queries/offer-search.js';
 import { cardSearchBody, cardSearchPage, usesCards } from './queries/card-search.js';
+import { fromPriceBody, fromPrices, pricedPage } from './queries/from-prices.js';
 import {
   OFFER_LINE_FIELDS,
   SELLER_LINE_FIELDS,
@@ -127,12 +128,16 @@ function indexReadsOnce(es: Client, alias: string): BuyerReads {
 
     async search(q, after) {
       // A red index must fail the read (and so trigger Degraded Mode), never answer from part of it.
-      if (usesCards(q)) {
-        const res = await es.search({ index: alias, allow_partial_search_results: false, ...cardSearchBody(q, after) });
-        return cardSearchPage(res, q.limit);
-      }
-      const res = await es.search({ index: alias, allow_partial_search_results: false, ...offerSearchBody(q, after) });
-      return offerSearchPage(res, q);
+      const page = usesCards(q)
+        ? cardSearchPage(await es.search({ index: alias, allow_partial_search_results: false, ...cardSearchBody(q, after) }), q.limit)
+        : offerSearchPage(await es.search({ index: alias, allow_partial_search_results: false, ...offerSearchBody(q, after) }), q);
+      // 2. The items' prices, from their products' matching offers (cards hold none).
+      const ids = page.items.map((i) => i.productId);
+      const prices =
+        ids.length === 0
+          ? new Map<number, number>()
+          : fromPrices(await es.search({ index: alias, allow_partial_search_results: false, ...fromPriceBody(q, ids) }));
+      return pricedPage(page, prices);
     },
 
     async suggest(q) {

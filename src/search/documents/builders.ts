@@ -13,6 +13,8 @@ import type {
 import { productSortKey, terms } from '../text.js';
 import {
   docId,
+  type CardItem,
+  type MatchingGroups,
   type MatchingOffers,
   type OfferDoc,
   type ProductDoc,
@@ -356,16 +358,38 @@ export function searchItem(item: ProductFields['item'], m: MatchingOffers): Sear
 }
 
 /** What a product's groups (all of them, or those matching a search's offer-level filters) add up to. */
-export function matchingOffers(groups: readonly CardGroup[]): MatchingOffers {
-  let fromPrice = Infinity;
+export function matchingGroups(groups: readonly CardGroup[]): MatchingGroups {
   let isSealed = false;
   let hasNative = false;
   const stores = new Set<string>();
   for (const g of groups) {
-    if (g.price < fromPrice) fromPrice = g.price;
     stores.add(g.storeKey);
     isSealed ||= g.isSealed;
     hasNative ||= g.lane === 'native';
   }
-  return { fromPrice, sellerCount: stores.size, isSealed, hasNative };
+  return { sellerCount: stores.size, isSealed, hasNative };
+}
+
+/** A card's search item: searchItem's fields, in its order, but fromPrice (read from the offers). */
+export function cardItem(item: ProductFields['item'], m: MatchingGroups): CardItem {
+  const { fromPrice: _price, ...rest } = searchItem(item, { ...m, fromPrice: 0 });
+  return rest;
+}
+
+/** A card's item with its lowest matching price, in the contract's field order (as searchItem). */
+export function pricedItem(c: CardItem, fromPrice: number): SearchItem {
+  return {
+    productId: c.productId,
+    name: c.name,
+    set: c.set,
+    category: c.category,
+    rarity: c.rarity,
+    collectorNumber: c.collectorNumber,
+    imageUrl: c.imageUrl,
+    isSealed: c.isSealed,
+    fromPrice,
+    sellerCount: c.sellerCount,
+    disclosures: c.disclosures,
+    fulfillmentObligation: c.fulfillmentObligation,
+  };
 }

@@ -1,5 +1,5 @@
-import { byCodeUnits, cardValues, sortByCodeUnits, type CardGroup } from './offer-groups.js';
-import { matchingOffers, searchItem } from './builders.js';
+import { byCodeUnits, cardValues, groupKey, hash53, sortByCodeUnits, type CardGroup } from './offer-groups.js';
+import { cardItem, matchingGroups } from './builders.js';
 import type { CardDoc, OfferDoc, ProductFields } from './model.js';
 import { nameGrams } from './name-grams.js';
 
@@ -7,13 +7,13 @@ import { nameGrams } from './name-grams.js';
 // folded into one card document. The live indexer folds the offers of a few products and writes
 // their cards at once; a rebuild folds every offer as it streams past and writes the cards after
 // the last one. Either way the card is derived from the sorted groups when it is built, so it is
-// byte-identical whatever order its offers came in.
+// byte-identical whatever order its offers came in. Prices are not on cards (model.ts CardItem).
 
 /**
  * One product's shown offers, kept compact until its card is written (a rebuild streams offers in
  * seller order, so it holds every product's fold to the end: millions of offers). Each offer is
- * five integers in the folds' shared OfferRows: skuId, its store's and its sku values' index in
- * the folds' tables, price, and the product's previous offer (a list per product, newest first).
+ * four integers in the folds' shared OfferRows: skuId, its store's and its sku values' index in
+ * the folds' tables, and the product's previous offer (a list per product, newest first).
  * Groups by (sku, store) are formed when the card is written (cardDoc), from the offers sorted, so
  * the order offers arrive in does not matter.
  */
@@ -33,7 +33,7 @@ interface OfferRows {
   ints: Int32Array;
   count: number;
 }
-const OFFER_INTS = 5;
+const OFFER_INTS = 4;
 
 /** A store as its offers show it (one entry per distinct set of values of a storeKey). */
 interface StoreValues {
@@ -121,8 +121,7 @@ export function foldOffer(folds: CardFolds, o: OfferDoc): void {
   ints[at] = o.skuId;
   ints[at + 1] = storeOf(t, o);
   ints[at + 2] = skuValuesOf(t, o);
-  ints[at + 3] = o.price;
-  ints[at + 4] = f.last;
+  ints[at + 3] = f.last;
   f.last = rows.count++;
 }
 
@@ -142,15 +141,14 @@ function sellerCodes(groups: readonly CardGroup[]): string[] {
 }
 
 /**
- * The fold's (sku, store) groups sorted by skuId then storeKey: the lowest price of each, the other
- * values from its first offer to arrive (offers of one group agree on them within one snapshot).
+ * The fold's (sku, store) groups sorted by skuId then storeKey, the values from its first offer to arrive (offers of one group agree on them within one snapshot).
  */
 function foldGroups(f: CardFold): CardGroup[] {
   const { tables } = f;
   const offers = tables.rows.ints;
   // Row starts of the product's offers (a row's number is its arrival order: the sort's last key).
   const order: number[] = [];
-  for (let i = f.last; i >= 0; i = offers[i * OFFER_INTS + 4]!) order.push(i * OFFER_INTS);
+  for (let i = f.last; i >= 0; i = offers[i * OFFER_INTS + 3]!) order.push(i * OFFER_INTS);
   const storeKey = (at: number) => tables.stores[offers[at + 1]!]!.storeKey;
   order.sort((a, b) => offers[a]! - offers[b]! || byCodeUnits(storeKey(a), storeKey(b)) || a - b);
   const groups: CardGroup[] = [];
@@ -158,11 +156,7 @@ function foldGroups(f: CardFold): CardGroup[] {
   for (const at of order) {
     const skuId = offers[at]!;
     const store = tables.stores[offers[at + 1]!]!;
-    const price = offers[at + 3]!;
-    if (last && last.skuId === skuId && last.storeKey === store.storeKey) {
-      if (price < last.price) last.price = price;
-      continue;
-    }
+    if (last && last.skuId === skuId && last.storeKey === store.storeKey) continue;
     const sku = tables.skuValues[offers[at + 2]!]!;
     last = {
       skuId,
@@ -175,11 +169,32 @@ function foldGroups(f: CardFold): CardGroup[] {
       language: sku.language,
       finish: sku.finish,
       isSealed: sku.isSealed,
-      price,
     };
     groups.push(last);
   }
   return groups;
+}
+
+/** A hash of what a card shows of its product (the same for every offer of it: offers carry these fields). */
+export function productKey(p: ProductFields): string {
+  const i = p.item;
+  return hash53(
+    JSON.stringify([
+      p.sortKey,
+      p.nameTerms,
+      p.category,
+      p.set,
+      p.rarity,
+      p.collectorNumber,
+      i.productId,
+      i.name,
+      i.set,
+      i.category,
+      i.rarity,
+      i.collectorNumber,
+      i.imageUrl,
+    ]),
+  );
 }
 
 export function cardDoc(f: CardFold): CardDoc {
@@ -204,8 +219,10 @@ export function cardDoc(f: CardFold): CardDoc {
     sellerCode: sellerCodes(groups),
     sellerFacet: values[4]!,
     checkoutMode: values[3]! as CardGroup['checkoutMode'][],
-    card: searchItem(item, matchingOffers(groups)),
+    card: cardItem(item, matchingGroups(groups)),
     groups,
+    groupKeys: groups.map(groupKey),
+    productKey: productKey(f.fields),
   };
   for (let i = 0; i < fields.length; i++) doc[fields[i] as `x_${string}`] = tuples[i]!;
   return doc;

@@ -115,22 +115,37 @@ export interface CardDoc extends Omit<ProductFields, 'item'> {
   sellerCode: string[];
   sellerFacet: string[];
   checkoutMode: CardGroup['checkoutMode'][];
-  /** The search item when no offer-level filter applies (every group matches). */
-  card: SearchItem;
+  /** The search item when no offer-level filter applies (every group matches), but its price. */
+  card: CardItem;
   /** Nested: one per shown (sku, store), sorted by skuId then storeKey. */
   groups: CardGroup[];
+  /** Each group's key (offer-groups.ts groupKey), in `groups` order: stored apart, for the indexer's test of a card. */
+  groupKeys: string[];
+  /** A hash of the product fields the card shows (productKey in card-fold.ts): stored apart, likewise. */
+  productKey: string;
   /** Combination keys (offer-groups.ts): x_cl, x_cls, ... -> sorted distinct tuples; empty ones left out. */
   [combo: `x_${string}`]: string[];
 }
 
+/**
+ * A search item without `fromPrice`: a card holds only what changes when its product's set of
+ * shown (sku, store) groups does, so a repricing leaves every card as it is. Search adds the lowest
+ * matching offer price at read time (queries/from-prices.ts).
+ */
+export type CardItem = Omit<SearchItem, 'fromPrice'>;
+
 export type IndexDoc = OfferDoc | ProductDoc | SkuDoc | SellerDoc | CardDoc;
 
-/** What search knows of a product's matching offers, whichever store aggregated them. */
-export interface MatchingOffers {
-  fromPrice: number;
+/** What a product's matching (sku, store) groups add up to, but their price. */
+export interface MatchingGroups {
   sellerCount: number;
   isSealed: boolean;
   hasNative: boolean;
+}
+
+/** What search knows of a product's matching offers, whichever store aggregated them. */
+export interface MatchingOffers extends MatchingGroups {
+  fromPrice: number;
 }
 
 export const docId = {

@@ -6,7 +6,10 @@
 // or five dimensions) and, for every set of two or three dimensions, the distinct value tuples of
 // its groups as one multi-valued keyword: a pair or triple selection is then a term on the card.
 
-/** One shown (sku, store) group of a product, as stored on its card (`groups`). */
+/**
+ * One shown (sku, store) group of a product, as stored on its card (`groups`). No price: a price
+ * change must not rewrite the card (docs/indexing.md); search reads prices from the offers.
+ */
 export interface CardGroup {
   skuId: number;
   storeKey: string;
@@ -19,8 +22,41 @@ export interface CardGroup {
   language: string | null;
   finish: string | null;
   isSealed: boolean;
-  /** Lowest price among the group's shown offers. */
-  price: number;
+}
+
+/** What names a group and what its values are: a card's group, or the offer document it comes from. */
+export type GroupSource = Pick<
+  CardGroup,
+  'skuId' | 'storeKey' | 'lane' | 'checkoutMode' | 'sellerCode' | 'sellerFacet' | 'condition' | 'language' | 'finish' | 'isSealed'
+>;
+
+/**
+ * A group as one short string: `skuId|storeKey|` and a 53-bit hash of its values. A card stores
+ * these (`groupKeys`, a stored field) so the indexer can tell whether a card shows an offer as it
+ * is from a few bytes per group, without reading the card's source (indexer/stale-cards.ts).
+ */
+export function groupKey(g: GroupSource): string {
+  return `${g.skuId}|${g.storeKey}|${hash53(JSON.stringify([g.lane, g.checkoutMode, g.sellerCode, g.sellerFacet, g.condition, g.language, g.finish, g.isSealed]))}`;
+}
+
+/** The part of a group key that names the group (its sku and store). */
+export const groupName = (skuId: number, storeKey: string): string => `${skuId}|${storeKey}|`;
+
+/**
+ * cyrb53 (a public-domain 53-bit string hash), in base 36. Two different values collide with a
+ * chance of about 2^-53: a card would then be left as it is when it should have been rewritten.
+ */
+export function hash53(s: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
 /**

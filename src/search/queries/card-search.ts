@@ -1,11 +1,13 @@
-import { FACETS, type Facets, type SearchItem, type SearchQuery } from '../../contract/buyer.js';
+import { FACETS, type Facets, type SearchQuery } from '../../contract/buyer.js';
 import type { CardDoc } from '../documents/model.js';
 import { bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses } from './filters.js';
-import { sellerFacetValue, type SearchPage } from './search-result.js';
+import { sellerFacetValue } from './search-result.js';
+import type { UnpricedPage } from './from-prices.js';
 
 // GET /search over product cards (one document per product with a shown offer; see
 // docs/search-design.md). Without an offer-level filter every shown offer of a product matches,
-// so the card's precomputed fromPrice, sellerCount, isSealed and disclosures are the answer, and
+// so the card's precomputed sellerCount, isSealed and disclosures are the answer (its fromPrice is
+// read from the offers: from-prices.ts), and
 // a facet value's product count is the doc_count of its bucket: exact, and a pass over one
 // document per product instead of a cardinality per bucket over every offer (the landing grid).
 
@@ -50,9 +52,9 @@ interface CountBucket {
 }
 
 /** Shapes the response of cardSearchBody() into the contract's items and facets. */
-export function cardSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, limit: number): SearchPage {
+export function cardSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, limit: number): UnpricedPage {
   const hits = res.hits.hits as CardHit[];
-  const items: SearchItem[] = hits.slice(0, limit).map((h) => h._source.card);
+  const items = hits.slice(0, limit).map((h) => h._source.card);
   const facets = {} as Facets;
   for (const f of FACETS) {
     const fb = (res.aggregations![`facet_${f}`] as { values: { buckets: CountBucket[] } }).values.buckets;

@@ -1,9 +1,10 @@
-import { FACETS, type FacetName, type Facets, type SearchItem, type SearchQuery } from '../../contract/buyer.js';
-import { matchingOffers, searchItem } from '../documents/builders.js';
+import { FACETS, type FacetName, type Facets, type SearchQuery } from '../../contract/buyer.js';
+import { cardItem, matchingGroups } from '../documents/builders.js';
 import type { CardDoc } from '../documents/model.js';
 import { comboField, DIMS, MAX_COMBO, SEP, type CardGroup, type Dim } from '../documents/offer-groups.js';
 import { anyOf, bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses, type Clause } from './filters.js';
-import { sellerFacetValue, type SearchPage } from './search-result.js';
+import { sellerFacetValue } from './search-result.js';
+import type { UnpricedPage } from './from-prices.js';
 
 // GET /search with an offer-level filter (condition, language, finish, sellerCode, checkoutMode),
 // over product cards like the card path (docs/search-design.md, "Offer-level filters"): the same
@@ -14,7 +15,8 @@ import { sellerFacetValue, type SearchPage } from './search-result.js';
 // - two or three: exact terms (or prefixes, when the seller is one: its tuple value holds the
 //   store name after the code) on the combination field of those dimensions;
 // - four or five, or so many values that their tuples are too many to list: a nested query.
-// Items are the card's search item recomputed over its matching groups (in `_source`). Facet
+// Items are the card's search item recomputed over its matching groups (in `_source`); their
+// fromPrice is read from the matching offers (from-prices.ts). Facet
 // counts are exact distinct products: doc_counts of terms over cards, or reverse_nested
 // doc_counts where a product could otherwise count twice in one bucket.
 
@@ -193,13 +195,13 @@ function groupMatches(g: CardGroup, sel: Selections): boolean {
 }
 
 /** Shapes the response of offerSearchBody() into the contract's items and facets. */
-export function offerSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, q: SearchQuery): SearchPage {
+export function offerSearchPage(res: { hits: { hits: unknown[] }; aggregations?: Record<string, unknown> }, q: SearchQuery): UnpricedPage {
   const sel = offerSelections(q);
   const hits = res.hits.hits as OfferHit[];
-  const items: SearchItem[] = hits.slice(0, q.limit).map((h) => {
+  const items = hits.slice(0, q.limit).map((h) => {
     const { productId, name, set, category, rarity, collectorNumber, imageUrl } = h._source.card;
     const groups = h._source.groups.filter((g) => groupMatches(g, sel));
-    return searchItem({ productId, name, set, category, rarity, collectorNumber, imageUrl }, matchingOffers(groups));
+    return cardItem({ productId, name, set, category, rarity, collectorNumber, imageUrl }, matchingGroups(groups));
   });
   const facets = {} as Facets;
   for (const f of FACETS) {

@@ -222,8 +222,12 @@ describe('live indexer', () => {
     await eventually(async () => expect(await doc('n:7:1002')).toBeNull());
   });
 
-  it('keeps product cards in step, including an offer that moves to another product', async () => {
+  it('keeps product cards in step, including an offer that moves to another product; a price change leaves the card as it is', async () => {
     const card = async (productId: number) => (await doc(`c:${productId}`)) as unknown as CardDoc | null;
+    const reads = indexReads(ctx.es, ctx.index.alias);
+    // Search items take their price from the offers: cards hold none.
+    const fromPrice = async (productId: number, raw: Record<string, string> = {}) =>
+      (await reads.search(searchQuerySchema.parse({ limit: '100', ...raw }), null)).items.find((i) => i.productId === productId)?.fromPrice;
     // After the steps above only maple's Near Mint copy of 101 is shown, and 102's store is inactive.
     await eventually(async () => {
       expect(await card(101)).toMatchObject({
@@ -232,17 +236,19 @@ describe('live indexer', () => {
         language: ['English'],
         finish: ['Non-Foil'],
         sellerFacet: ['maple\u0000Maple Cards'],
-        card: { productId: 101, name: 'Lightning Bölt Remastered', fromPrice: 250, sellerCount: 1, isSealed: false },
+        card: { productId: 101, name: 'Lightning Bölt Remastered', sellerCount: 1, isSealed: false },
       });
+      expect(await fromPrice(101)).toBe(250);
       expect(await card(102)).toBeNull();
     });
     await ctx.pool.query(`UPDATE handoff_stores SET active = true WHERE store_slug = 'north-shop'`);
     await eventually(async () =>
       expect(await card(102)).toMatchObject({
         sellerFacet: ['north\u0000North Shop'],
-        card: { fromPrice: 900, sellerCount: 1, isSealed: true, disclosures: null },
+        card: { sellerCount: 1, isSealed: true, disclosures: null },
       }),
     );
+    await eventually(async () => expect(await fromPrice(102)).toBe(900));
     // The handoff variant's sku now belongs to 101: 102 loses its only offer (its card found
     // through the index's old productId of h:55), 101 gains a sealed offer from a second store.
     await ctx.pool.query(`UPDATE skus SET product_id = 101 WHERE sku_id = 2001`);
@@ -251,11 +257,20 @@ describe('live indexer', () => {
       expect(await card(101)).toMatchObject({
         condition: ['Near Mint', 'Unopened'],
         sellerFacet: ['maple\u0000Maple Cards', 'north\u0000North Shop'],
-        card: { fromPrice: 250, sellerCount: 2, isSealed: true },
+        card: { sellerCount: 2, isSealed: true },
       });
+      expect(await fromPrice(101)).toBe(250);
+      expect(await fromPrice(101, { condition: 'Unopened' })).toBe(900);
     });
+    // A price change rewrites the offer and not the card (its sequence number stays), and search shows it.
+    const seqNo = async () => (await ctx.es.get({ index: ctx.index.alias, id: 'c:101' }))._seq_no;
+    const before = await seqNo();
     await ctx.pool.query(`UPDATE handoff_variants SET price = 120 WHERE variant_id = 55`);
-    await eventually(async () => expect((await card(101))!.card.fromPrice).toBe(120));
+    await eventually(async () => {
+      expect(await fromPrice(101)).toBe(120);
+      expect(await fromPrice(101, { condition: 'Near Mint' })).toBe(250);
+    });
+    expect(await seqNo()).toBe(before);
   });
 
   it("renames a store and a seller in the cards' groups and combination keys, which answer offer-level searches", async () => {
@@ -274,6 +289,20 @@ describe('live indexer', () => {
       ]);
       expect(await sellerFacet({ condition: 'Near Mint', language: 'English' })).toEqual([{ sellerCode: 'maple', storeName: 'Maple Cards II', count: 1 }]);
     });
+  });
+
+  it("takes an offer's group off its card when its listing goes, even if the offer never reached the index (a batch cut off after its cards)", async () => {
+    const groupKeys = async () => ((await doc('c:101')) as unknown as CardDoc).groups.map((g) => `${g.skuId}/${g.storeKey}`);
+    await ctx.pool.query(
+      `INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status) VALUES (7, 1002, 101, 330, 3, 'matched')
+       ON CONFLICT (seller_id, sku_id) DO UPDATE SET quantity = 3, deleted_at = NULL`,
+    );
+    await eventually(async () => expect(await groupKeys()).toContain('1002/n:7'));
+    await indexer.idle();
+    // The card shows the offer; the offer document is not in the index (its bulk request never landed).
+    await ctx.es.delete({ index: ctx.index.alias, id: 'n:7:1002', refresh: true });
+    await ctx.pool.query(`UPDATE listings SET deleted_at = now() WHERE seller_id = 7 AND sku_id = 1002`);
+    await eventually(async () => expect(await groupKeys()).not.toContain('1002/n:7'));
   });
 
   it('leaves the index equal to a fresh computation from PostgreSQL', async () => {
@@ -327,12 +356,13 @@ describe('rebuild', () => {
     expect(phases).toEqual(['snapshot', 'catch-up', 'allocation', 'warm-up', 'swap', 'done']);
     expect(await indicesBehind(ctx.es, ctx.index.alias)).toEqual([result.index]);
     expect(before).not.toContain(result.index);
-    // Nobody but the warm-up searched the new index: its search count is the warm set's size.
+    // Nobody but the warm-up searched the new index: its search count is two per request of the
+    // warm set (the cards, then their offers' prices: every request of it lists products).
     const stats = await ctx.es.indices.stats({ index: result.index, metric: 'search' });
     const landing = await indexReads(ctx.es, ctx.index.alias).search(searchQuerySchema.parse({}), null);
     const warmSet = landingRequests().length + singleFilterRequests(landing.facets, 100).length;
     expect(warmSet).toBeGreaterThan(10);
-    expect(stats._all.primaries?.search?.query_total).toBe(warmSet);
+    expect(stats._all.primaries?.search?.query_total).toBe(2 * warmSet);
   });
 
   it('stopped while it waits for a replica the cluster cannot place, stops then, not when the wait gives up, and deletes its index', async () => {

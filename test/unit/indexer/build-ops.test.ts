@@ -70,7 +70,7 @@ function facts(over: Partial<Facts>): Facts {
     rows: [],
     variants: [],
     skus: new Map(),
-    cards: { productIds: [], rows: [], variants: [] },
+    cards: { productIds: [], kept: [], rows: [], variants: [] },
     sellers: new Map([maple, birch, oak].map((s) => [s.sellerId, s])),
     counts: new Map(),
     products: new Map([bolt, pikachu].map((p) => [p.productId, p])),
@@ -165,7 +165,7 @@ describe('native chunks', () => {
       rows: [row(maple, nearMint, 250, 4)],
       // The bolt's offers now: maple's, and oak's on vacation (not shown: no group). The index
       // still files an offer under 102, which has no offer left.
-      cards: { productIds: [101, 102], rows: [row(maple, nearMint, 250, 4), row(oak, damaged, 100, 2)], variants: [] },
+      cards: { productIds: [101, 102], kept: [], rows: [row(maple, nearMint, 250, 4), row(oak, damaged, 100, 2)], variants: [] },
     });
     const pairs = [
       { sellerId: 7, skuId: 1001 },
@@ -197,7 +197,6 @@ describe('native chunks', () => {
               card: {
                 ...BOLT_ITEM,
                 isSealed: false,
-                fromPrice: 250,
                 sellerCount: 1,
                 disclosures: MAGIC_DISCLOSURES,
                 fulfillmentObligation: OBLIGATION,
@@ -214,9 +213,10 @@ describe('native chunks', () => {
                   language: 'English',
                   finish: 'Foil',
                   isSealed: false,
-                  price: 250,
                 },
               ],
+              groupKeys: ['1001|n:7|qr7mhaot2h'],
+              productKey: '20orl8czk3x',
               x_cl: [`Near Mint${Z}English`],
               x_cf: [`Near Mint${Z}Foil`],
               x_lf: [`English${Z}Foil`],
@@ -309,7 +309,7 @@ describe('native chunks', () => {
 
   it('send more cards than one bulk request holds as several requests, all before the offers', () => {
     const productIds = Array.from({ length: CHUNK + 1 }, (_, i) => 10_000 + i);
-    const ops = chunkOps({ kind: 'native', pairs: [{ sellerId: 7, skuId: 1001 }] }, facts({ cards: { productIds, rows: [], variants: [] } }));
+    const ops = chunkOps({ kind: 'native', pairs: [{ sellerId: 7, skuId: 1001 }] }, facts({ cards: { productIds, kept: [], rows: [], variants: [] } }));
     expect(ops.map((o) => o.length)).toEqual([CHUNK, 1, 1]);
     expect(ops[1]).toEqual([{ id: `c:${10_000 + CHUNK}`, doc: null }]);
     expect(ops[2]).toEqual([{ id: 'n:7:1001', doc: null }]);
@@ -385,7 +385,12 @@ describe('handoff chunks', () => {
       ],
       skus: new Map([[2001, sealed]]),
       // A handoff-only product's card: no disclosures, no obligation.
-      cards: { productIds: [102], rows: [], variants: [variant(55, 'north-shop', 2001, 102, 900, 2), variant(56, 'closed-shop', 3999, 102, 120, 1)] },
+      cards: {
+        productIds: [102],
+        kept: [],
+        rows: [],
+        variants: [variant(55, 'north-shop', 2001, 102, 900, 2), variant(56, 'closed-shop', 3999, 102, 120, 1)],
+      },
     });
     const closed56 = {
       ...north55,
@@ -436,7 +441,7 @@ describe('handoff chunks', () => {
             sellerCode: ['north'],
             sellerFacet: [`north${Z}North Shop`],
             checkoutMode: ['manual'],
-            card: { ...north55.item, isSealed: true, fromPrice: 900, sellerCount: 1, disclosures: null, fulfillmentObligation: null },
+            card: { ...north55.item, isSealed: true, sellerCount: 1, disclosures: null, fulfillmentObligation: null },
             groups: [
               {
                 skuId: 2001,
@@ -449,9 +454,10 @@ describe('handoff chunks', () => {
                 language: 'Japanese',
                 finish: null,
                 isSealed: true,
-                price: 900,
               },
             ],
+            groupKeys: ['2001|h:north-shop|1jgbb6zlmq7'],
+            productKey: '1tyxa1jfrxo',
             x_cl: [`Unopened${Z}Japanese`],
             x_cm: [`Unopened${Z}manual`],
             x_lm: [`Japanese${Z}manual`],

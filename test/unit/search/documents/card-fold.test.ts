@@ -24,7 +24,7 @@ describe('product card fold', () => {
   };
   const sku = (skuId: number, condition: string | null, language: string | null) => ({ skuId, productId: 5, condition, language, finish: null });
 
-  it('folds only shown offers: min price, distinct stores, sealed and native flags, sorted distinct values', () => {
+  it('folds only shown offers: distinct stores, sealed and native flags, sorted distinct values; no price', () => {
     const folds = cardFolds();
     foldOffer(
       folds,
@@ -59,9 +59,12 @@ describe('product card fold', () => {
       language: ['English'],
       finish: [],
       sellerFacet: ['a\u0000North', 'b\u0000b store'],
-      card: { productId: 5, name: 'Black Lotus', fromPrice: 700, sellerCount: 2, isSealed: true },
+      card: { productId: 5, name: 'Black Lotus', sellerCount: 2, isSealed: true },
     });
     expect(card.card.disclosures).not.toBeNull();
+    // A repricing must leave the card as it is: its price comes from the offers at read time.
+    expect(card.card).not.toHaveProperty('fromPrice');
+    expect(card.groups.every((g) => !('price' in g))).toBe(true);
     expect(card).not.toHaveProperty('item');
   });
 
@@ -88,7 +91,7 @@ describe('product card fold', () => {
     });
   });
 
-  it('keeps one group per shown (sku, store) at its lowest price, and every pair and triple of its values', () => {
+  it('keeps one group per shown (sku, store), and every pair and triple of its values', () => {
     const offers = [
       nativeOfferDoc({ sellerId: 1, skuId: 10, price: 900, available: 1 }, sku(10, 'Near Mint', 'English'), seller(1, 'b'), product, false),
       nativeOfferDoc({ sellerId: 2, skuId: 10, price: 600, available: 1 }, sku(10, 'Near Mint', 'English'), seller(2, 'c'), product, false),
@@ -99,7 +102,7 @@ describe('product card fold', () => {
         { storeSlug: 'north', storeName: 'North', sellerCode: 'a', active: true, reviewSum: 0, reviewCount: 0 },
         product,
       ),
-      // a second variant of the same store and sku: same group, lower price
+      // a second variant of the same store and sku: same group
       handoffOfferDoc(
         { variantId: 10, storeSlug: 'north', skuId: 10, productId: 5, price: 750, quantity: 1 },
         sku(10, 'Near Mint', 'English'),
@@ -110,11 +113,11 @@ describe('product card fold', () => {
     const folds = cardFolds();
     for (const o of offers) foldOffer(folds, o);
     const card = cardDoc(folds.products.get(5)!);
-    expect(card.groups.map((g) => [g.skuId, g.storeKey, g.price, g.checkoutMode])).toEqual([
-      [10, 'h:north', 750, 'manual'],
-      [10, 'n:1', 900, 'express'],
-      [10, 'n:2', 600, 'express'],
-      [11, 'n:1', 700, 'express'],
+    expect(card.groups.map((g) => [g.skuId, g.storeKey, g.checkoutMode])).toEqual([
+      [10, 'h:north', 'manual'],
+      [10, 'n:1', 'express'],
+      [10, 'n:2', 'express'],
+      [11, 'n:1', 'express'],
     ]);
     expect(card).toMatchObject({ sellerCode: ['a', 'b', 'c'], checkoutMode: ['express', 'manual'] });
     const Z = '\u0000';
@@ -133,7 +136,7 @@ describe('product card fold', () => {
         .filter((k) => k.startsWith('x_'))
         .sort(),
     ).toEqual(['x_cl', 'x_clm', 'x_cls', 'x_cm', 'x_cms', 'x_cs', 'x_lm', 'x_lms', 'x_ls', 'x_ms']);
-    expect(card.card).toMatchObject({ fromPrice: 600, sellerCount: 3 });
+    expect(card.card).toMatchObject({ sellerCount: 3 });
 
     // Whatever order the offers arrive in, the same bytes (the live indexer's card equals the rebuild's).
     const reversed = cardFolds();

@@ -14,7 +14,6 @@ describe('comboValues', () => {
       language: `L${i % 40}`,
       finish: i % 3 === 0 ? null : 'Foil',
       isSealed: false,
-      price: i,
     });
     const many = Array.from({ length: 300 }, (_, i) => group(i));
     const want = direct(many);
@@ -36,7 +35,6 @@ describe('comboValues', () => {
     language: 'English',
     finish: 'Foil',
     isSealed: false,
-    price: 1,
     ...over,
   });
 

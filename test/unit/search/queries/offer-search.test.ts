@@ -194,7 +194,6 @@ describe('offerSearchPage', () => {
     language: 'English',
     finish: null,
     isSealed: false,
-    price: 500,
     ...g,
   });
   const card = { productId: 7, name: 'Bolt', set: null, category: 'Magic: The Gathering', rarity: null, collectorNumber: null, imageUrl: null };
@@ -204,28 +203,27 @@ describe('offerSearchPage', () => {
       ['category', 'set', 'rarity', 'condition', 'language', 'finish', 'collectorNumber', 'seller'].map((f) => [`facet_${f}`, buckets()]),
     );
 
-  it('items from the matching groups only; the cursor is the last item sort key when a look-ahead hit exists', () => {
+  it('items from the matching groups only, without a price; the cursor is the last item sort key when a look-ahead hit exists', () => {
     const groups = [
-      group({ price: 100, condition: 'Damaged' }),
-      group({ skuId: 2, price: 300, storeKey: 'n:2' }),
-      group({ skuId: 2, price: 200, storeKey: 'h:x', lane: 'handoff', checkoutMode: 'manual', isSealed: true }),
+      group({ condition: 'Damaged' }),
+      group({ skuId: 2, storeKey: 'n:2' }),
+      group({ skuId: 2, storeKey: 'h:x', lane: 'handoff', checkoutMode: 'manual', isSealed: true }),
     ];
     const res = {
       hits: {
         hits: [
-          { _source: { card: { ...card, fromPrice: 100 }, groups }, sort: ['k1'] },
+          { _source: { card: { ...card, sellerCount: 3 }, groups }, sort: ['k1'] },
           { _source: { card: { ...card, productId: 8 }, groups }, sort: ['k2'] },
         ],
       },
       aggregations: emptyAggs(),
     };
     const page = offerSearchPage(res, q({ condition: 'Near Mint', limit: '1' }));
-    expect(page.items).toEqual([
-      expect.objectContaining({ productId: 7, fromPrice: 200, sellerCount: 2, isSealed: true, fulfillmentObligation: expect.anything() }),
-    ]);
+    expect(page.items).toEqual([expect.objectContaining({ productId: 7, sellerCount: 2, isSealed: true, fulfillmentObligation: expect.anything() })]);
+    expect(page.items[0]).not.toHaveProperty('fromPrice');
     expect(page.nextAfter).toBe('k1');
     const manual = offerSearchPage(res, q({ checkoutMode: 'manual', limit: '5' }));
-    expect(manual.items[0]).toMatchObject({ fromPrice: 200, sellerCount: 1, disclosures: null, fulfillmentObligation: null });
+    expect(manual.items[0]).toMatchObject({ sellerCount: 1, disclosures: null, fulfillmentObligation: null });
     expect(manual.nextAfter).toBeNull();
   });
 
@@ -272,7 +270,6 @@ describe('the mapping', () => {
       language: 'English',
       finish: 'Foil',
       isSealed: false,
-      price: 1,
     };
     const fields = Object.keys(comboValues([full]));
     expect(fields).toHaveLength(20);
