@@ -26,6 +26,9 @@ export interface CardView {
 /** The stored fields a CardView is read from. */
 export const CARD_VIEW_FIELDS = ['groupKeys', 'productKey'];
 
+/** A card that exists but whose keys cannot be read: it shows nothing as it is, so it is recomputed. */
+export const UNREADABLE_CARD: CardView = { groups: new Map(), productKey: '' };
+
 export function cardView(groupKeys: readonly string[], product: string): CardView {
   const groups = new Map<string, string>();
   for (const k of groupKeys) groups.set(k.slice(0, k.lastIndexOf('|') + 1), k);
@@ -65,6 +68,7 @@ export function staleCards(changes: readonly OfferChange[], cards: ReadonlyMap<n
 }
 
 function showsAsIs(o: OfferChange, productId: number, card: CardView | undefined): boolean {
+  if (card === UNREADABLE_CARD) return false;
   const now = o.now;
   if (now && now.shown && now.productId === productId) {
     return card !== undefined && card.productKey === productKey(now) && card.groups.get(groupName(now.skuId, now.storeKey)) === groupKey(now);

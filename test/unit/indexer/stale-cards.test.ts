@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardView, staleCards, type CardView, type OfferChange } from '../../../indexer/stale-cards.js';
+import { cardView, staleCards, UNREADABLE_CARD, type CardView, type OfferChange } from '../../../indexer/stale-cards.js';
 import { handoffOfferDoc, nativeOfferDoc } from '../../../src/search/documents/builders.js';
 import { cardDoc, cardFolds, foldOffer } from '../../../src/search/documents/card-fold.js';
 import type { HandoffStoreFacts, ProductFacts, SellerFacts, SkuFacts } from '../../../src/db/offer-source.js';
@@ -108,6 +108,11 @@ describe('staleCards', () => {
     const both = cardOf(a, v1, v2);
     expect(stale([{ was: was(v1), now: { ...v1, shown: false } }], both)).toEqual([5]);
     expect(stale([{ was: was(v1), now: { ...v1, price: 1 } }], both)).toEqual([]);
+  });
+
+  it('recomputes a card whose keys cannot be read, whatever the offer', () => {
+    expect(stale([{ was: was(a), now: offer(1, 10, { price: 1 }) }], new Map([[5, UNREADABLE_CARD]]))).toEqual([5]);
+    expect(stale([{ now: offer(3, 12, { available: 0 }) }], new Map([[5, UNREADABLE_CARD]]))).toEqual([5]);
   });
 
   it('recomputes whatever the card shows when the batch has already written it (it may not have landed)', () => {
