@@ -90,11 +90,13 @@ export interface LoadOptions {
 
 /** Reads one chunk's facts: its rows, what they name, and every offer of the cards they make wrong. */
 export async function loadFacts(db: Db, chunk: Chunk, poBox: boolean, opts: LoadOptions = {}): Promise<Facts> {
-  // 1. The chunk's own rows, and where the index has its offers now.
-  const own = await ownRows(db, chunk, opts.indexed);
-  // 2. The sellers, products and stores they name; the cards of the products their offers were and are on.
-  const cardsOf = [...new Set(own.changes.flatMap((c) => cardProductsOf(c.was, productOn(ownProducts(own).get(c.id)))))];
-  const [lookups, cards, refused] = await Promise.all([
+  // 1. The chunk's own rows; where the index has its offers now is read meanwhile.
+  const { own, indexedOffers } = await ownRows(db, chunk, opts.indexed);
+  // 2. The sellers, products and stores they name, and the cards (and their quarantine rows) of
+  //    the products the rows put their offers on, while the offers are still being read; then
+  //    the cards of products the index had them on that the rows do not name (moved, gone).
+  const cardsOfRows = [...new Set(own.scope.map((id) => ownProducts(own).get(id)).filter((p) => p !== undefined))];
+  const [lookups, onRows] = await Promise.all([
     loadLookups(
       db,
       {
@@ -105,10 +107,18 @@ export async function loadFacts(db: Db, chunk: Chunk, poBox: boolean, opts: Load
       },
       opts.cache,
     ),
-    opts.indexed && cardsOf.length > 0 ? opts.indexed.cards(cardsOf) : new Map<number, CardView>(),
-    // A refused card is not in the index, as if its product had no shown offer: its next change rewrites it.
-    opts.indexed && cardsOf.length > 0 ? quarantinedAmong(db, cardsOf.map(docId.card)) : new Set<string>(),
+    readCards(db, opts.indexed, cardsOfRows),
+    indexedOffers,
   ]);
+  const cardsOf = [...new Set(own.changes.flatMap((c) => cardProductsOf(c.was, productOn(ownProducts(own).get(c.id)))))];
+  const onRowsSet = new Set(cardsOfRows);
+  const elsewhere = await readCards(
+    db,
+    opts.indexed,
+    cardsOf.filter((id) => !onRowsSet.has(id)),
+  );
+  const cards = new Map([...onRows.cards, ...elsewhere.cards]);
+  const refused = new Set([...onRows.refused, ...elsewhere.refused]);
   const skus = new Map(own.skus);
   for (const r of own.handoff) if (r.sku) skus.set(r.sku.skuId, r.sku);
   // 3. The cards the offers' documents now make wrong (stale-cards.ts), and every offer of their products.
@@ -139,6 +149,13 @@ export async function loadFacts(db: Db, chunk: Chunk, poBox: boolean, opts: Load
     skus,
     cards: { productIds: cardProducts, kept: cardsOf.filter((id) => !stale.has(id)), rows: cardRows, variants: cardHandoff.map((r) => r.variant) },
   };
+}
+
+/** These products' cards as the index holds them, and which of them are quarantined (refused, so absent: recomputed). */
+async function readCards(db: Db, indexed: IndexViews | undefined, productIds: number[]): Promise<{ cards: Map<number, CardView>; refused: Set<string> }> {
+  if (!indexed || productIds.length === 0) return { cards: new Map(), refused: new Set() };
+  const [cards, refused] = await Promise.all([indexed.cards(productIds), quarantinedAmong(db, productIds.map(docId.card))]);
+  return { cards, refused };
 }
 
 const productOn = (productId: number | undefined) => (productId === undefined ? undefined : { productId });
@@ -199,50 +216,59 @@ interface OwnRows {
   sellerIds: number[];
   productIds: number[];
   countsOf: number[];
-  /** The offers in scope (cards come along for them), with where the index has them now. */
+  /** The offers in scope (cards come along for them)... */
+  scope: string[];
+  /** ... with where the index has them now (once `indexedOffers` of ownRows is done). */
   changes: { id: string; was?: IndexedOffer }[];
   productOf?: Map<string, number>;
 }
 
-async function ownRows(db: Db, chunk: Chunk, indexed: IndexViews | undefined): Promise<OwnRows> {
-  const own: OwnRows = { rows: [], handoff: [], skus: new Map(), sellerIds: [], productIds: [], countsOf: [], changes: [] };
-  const indexedNow = async (ids: string[]) => {
-    if (!indexed) return;
-    const was = await indexed.offers(ids);
-    own.changes = ids.map((id) => ({ id, was: was.get(id) }));
+async function ownRows(db: Db, chunk: Chunk, indexed: IndexViews | undefined): Promise<{ own: OwnRows; indexedOffers: Promise<void> }> {
+  const own: OwnRows = { rows: [], handoff: [], skus: new Map(), sellerIds: [], productIds: [], countsOf: [], scope: [], changes: [] };
+  const done = { own, indexedOffers: Promise.resolve() };
+  // Where the index has the offers in scope: read while PostgreSQL reads the rows, awaited by the
+  // caller (a no-op handler meanwhile: if the rows' read fails first, this is no unhandled rejection).
+  const readIndexed = (ids: string[], after: () => Promise<void>) => {
+    own.scope = ids;
+    if (!indexed) return async () => undefined;
+    const was = indexed.offers(ids);
+    was.catch(() => undefined);
+    return async () => {
+      const got = await was;
+      own.changes = ids.map((id) => ({ id, was: got.get(id) }));
+      await after();
+    };
   };
   switch (chunk.kind) {
     case 'native': {
       const scope = chunk.cardScope;
       const ids = chunk.pairs.map((p) => docId.native(p.sellerId, p.skuId)).filter((id) => !scope || scope.has(id));
-      const [rows] = await Promise.all([
-        nativeRows(
-          db,
-          chunk.pairs.map((p) => p.sellerId),
-          chunk.pairs.map((p) => p.skuId),
-        ),
-        indexedNow(ids),
-      ]);
-      own.rows = rows;
-      if (indexed) await orphanCards(db, own);
-      return own;
+      const finish = readIndexed(ids, () => orphanCards(db, own));
+      own.rows = await nativeRows(
+        db,
+        chunk.pairs.map((p) => p.sellerId),
+        chunk.pairs.map((p) => p.skuId),
+      );
+      done.indexedOffers = finish();
+      return done;
     }
     case 'handoff': {
-      const [handoff] = await Promise.all([handoffRows(db, chunk.variantIds), indexedNow(chunk.variantIds.map(docId.handoff))]);
-      own.handoff = handoff;
-      return own;
+      const finish = readIndexed(chunk.variantIds.map(docId.handoff), async () => undefined);
+      own.handoff = await handoffRows(db, chunk.variantIds);
+      done.indexedOffers = finish();
+      return done;
     }
     case 'product':
       own.productIds = chunk.productIds;
-      return own;
+      return done;
     case 'sku':
       own.skus = await skuFacts(db, chunk.skuIds);
       own.productIds = [...own.skus.values()].map((s) => s.productId);
-      return own;
+      return done;
     case 'seller':
       own.sellerIds = chunk.sellerIds;
       own.countsOf = chunk.sellerIds;
-      return own;
+      return done;
   }
 }
 
