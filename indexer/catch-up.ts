@@ -5,7 +5,7 @@ import { lastPosition, saveCheckpoint, type Position } from '../src/db/feed-guar
 import { poBoxSuspended } from '../src/db/offer-source.js';
 import { fanOut } from './fan-out.js';
 import { targetChunks, type Targets } from './targets.js';
-import { loadFacts, type Chunk } from './facts.js';
+import { loadFacts } from './facts.js';
 import { indexViews } from './index-views.js';
 import { chunkOps } from './build-ops.js';
 import { docId } from '../src/search/documents/model.js';
@@ -99,45 +99,21 @@ export async function writeTargets(
   // A card this batch has handed over may not have landed: the index cannot say whether it is right.
   const indexed = indexViews(es, target, (productId) => writer.named(docId.card(productId)));
   const chunks = targetChunks(pool, targets, chunk?.());
-  // A chunk's facts, read from `mark` on (writer.mark: the units handed over so far).
-  const read = (c: Chunk) => {
-    const mark = writer.mark();
-    const facts = timed(times, 'facts', () => loadFacts(pool, c, poBox, { indexed }));
-    facts.catch(() => undefined); // awaited below; no unhandled rejection if the batch fails first
-    return { chunk: c, mark, facts };
-  };
-  const nextRead = async () => {
-    const next = await timed(times, 'facts', () => chunks.next());
-    return next.done ? null : read(next.value);
-  };
   let docs = 0;
-  let current = await nextRead();
-  while (current) {
-    const c = current.chunk;
-    let { mark } = current;
-    let facts = await current.facts;
-    // The next chunk's facts are read while this one is built, handed over and the lane has its turn.
-    const following = await nextRead();
-    for (;;) {
-      const ops = timedSync(times, 'build', () => chunkOps(c, facts));
-      const ids = ops.flatMap((o) => o.map((op) => op.id));
-      // Per document, writes must land in the order their facts were read, and a card left as the
-      // index has it must be unwritten by this batch: a unit handed over since this chunk's read
-      // began (the previous chunk's, the small lane's) that names one of its documents or kept
-      // cards makes it read again. Rare: in a burst, units share no offers and write no cards.
-      if (writer.namedSince(mark, [...ids, ...facts.cards.kept.map(docId.card)])) {
-        const again = read(c);
-        mark = again.mark;
-        facts = await again.facts;
-        continue;
-      }
-      const bodies = timedSync(times, 'serialise', () => ops.map((o) => serializeOps(target, o)));
-      docs += ids.length;
-      // chunkOps: the cards' requests first, the chunk's own documents last.
-      await turnsWhile(writer.write(bodies, ids, bodies.length - 1), writer, between);
-      break;
-    }
-    current = following;
+  for (;;) {
+    const next = await timed(times, 'facts', () => chunks.next());
+    if (next.done) break;
+    const chunk = next.value;
+    let facts = await timed(times, 'facts', () => loadFacts(pool, chunk, poBox, { indexed }));
+    // The cards left as the index has them must still be unwritten by this batch when the unit is
+    // handed over (nothing else hands units over meanwhile; checked, not assumed).
+    while (facts.cards.kept.some(indexed.recompute)) facts = await timed(times, 'facts', () => loadFacts(pool, chunk, poBox, { indexed }));
+    const ops = timedSync(times, 'build', () => chunkOps(chunk, facts));
+    const bodies = timedSync(times, 'serialise', () => ops.map((o) => serializeOps(target, o)));
+    const ids = ops.flatMap((o) => o.map((op) => op.id));
+    docs += ids.length;
+    // chunkOps: the cards' requests first, the chunk's own documents last.
+    await turnsWhile(writer.write(bodies, ids, bodies.length - 1), writer, between);
   }
   return docs;
 }

@@ -30,10 +30,6 @@ export interface OrderedWriter {
   counts(): QuarantineCounts;
   /** Whether a unit handed over to this writer names the document (in flight, waiting or written). */
   named(id: string): boolean;
-  /** How many units have been handed over: a mark for namedSince. */
-  mark(): number;
-  /** Whether a unit handed over after `mark` names one of these documents. */
-  namedSince(mark: number, ids: Iterable<string>): boolean;
 }
 
 interface Unit {
@@ -49,9 +45,7 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
   // Every unit handed over and not finished, sent or still waiting: a unit is ordered behind the
   // ones handed over before it from the moment `write` is called, not when it gets a slot.
   const inFlight = new Set<Unit>();
-  // Each document's last unit handed over, by the number of units handed over before it.
-  const named = new Map<string, number>();
-  let handedOver = 0;
+  const named = new Set<string>();
   const counts: QuarantineCounts = { quarantined: 0, released: 0 };
   let failure: { err: unknown } | undefined;
   const shares = (a: ReadonlySet<string>, b: ReadonlySet<string>) => {
@@ -66,8 +60,7 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
       const unit: Unit = { ids: new Set(ids), started: false, done: new Promise<void>((r) => (finished = r)) };
       const before = [...inFlight].filter((u) => shares(u.ids, unit.ids));
       inFlight.add(unit);
-      for (const id of ids) named.set(id, handedOver);
-      handedOver += 1;
+      for (const id of ids) named.add(id);
       try {
         for (;;) {
           if (failure) throw failure.err;
@@ -103,10 +96,5 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
     settled,
     counts: () => ({ ...counts }),
     named: (id) => named.has(id),
-    mark: () => handedOver,
-    namedSince(mark, ids) {
-      for (const id of ids) if ((named.get(id) ?? -1) >= mark) return true;
-      return false;
-    },
   };
 }

@@ -29,22 +29,6 @@ const body = (name: string) => ({ body: Buffer.from(name), items: 1 });
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('the ordered writer', () => {
-  it('says which documents units handed over after a mark name, whether still in flight or written', async () => {
-    const { es, answer } = heldBulk();
-    const w = orderedWriter(noQuarantine, es, 'i', stepTimes(), 2);
-    await w.write([body('a')], ['o:1', 'c:5']);
-    const mark = w.mark();
-    expect(w.namedSince(mark, ['o:1', 'c:5'])).toBe(false);
-    await w.write([body('b')], ['o:2', 'c:6']);
-    await answer('b');
-    expect(w.namedSince(mark, ['o:1', 'c:6'])).toBe(true);
-    expect(w.namedSince(mark, ['o:1', 'c:5', 'o:3'])).toBe(false);
-    expect(w.named('c:5')).toBe(true);
-    expect(w.named('o:3')).toBe(false);
-    await answer('a');
-    await w.flush();
-  });
-
   it('sends units that share no document side by side, two at a time, a third when ahead', async () => {
     const { es, sent, answer } = heldBulk();
     const w = orderedWriter(noQuarantine, es, 'i', stepTimes(), 2);
