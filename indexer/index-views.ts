@@ -8,41 +8,23 @@ import { CARD_VIEW_FIELDS, cardView, UNREADABLE_CARD, type CardView, type Indexe
 // leave a card stale.
 
 type GotCard = { _id?: string; found?: boolean; fields?: { groupKeys?: string[]; productKey?: string[] }; error?: { type?: string; reason?: string } };
-type GotOffer = {
-  _id?: string;
-  found?: boolean;
-  fields?: { productId?: number[]; skuId?: number[]; storeKey?: string[] };
-  error?: { type?: string; reason?: string };
-};
+type GotDoc<T> = { _id?: string; _source?: T; found?: boolean; error?: { type?: string; reason?: string } };
 
-/** The stored fields an IndexedOffer is read from (stored apart from the source in the mapping). */
-const OFFER_VIEW_FIELDS = ['productId', 'skuId', 'storeKey'];
+async function realtimeGet<T>(es: Client, index: string, ids: string[], fields: string[], what: string): Promise<Map<string, T>> {
+  const out = new Map<string, T>();
+  if (ids.length === 0) return out;
+  const res = await es.mget<T>({ index, ids, _source_includes: fields, filter_path: ['docs._id', 'docs._source', 'docs.error'] });
+  for (const d of (res.docs ?? []) as GotDoc<T>[]) {
+    if (d.error) throw new Error(`mget of indexed ${what} failed: ${d.error.type} ${d.error.reason}`);
+    if (d._id !== undefined && d._source !== undefined) out.set(d._id, d._source);
+  }
+  return out;
+}
 
 /** The index's offers and cards as facts.ts reads them; `recompute` as the batch's writer says. */
 export function indexViews(es: Client, index: string, recompute: IndexViews['recompute']): IndexViews {
   return {
-    async offers(ids) {
-      const out = new Map<string, IndexedOffer>();
-      if (ids.length === 0) return out;
-      // Stored fields, not the source: the offer's source is not parsed to take three values out.
-      const res = await es.mget({
-        index,
-        ids,
-        _source: false,
-        stored_fields: OFFER_VIEW_FIELDS,
-        filter_path: ['docs._id', 'docs.found', 'docs.fields', 'docs.error'],
-      });
-      for (const d of (res.docs ?? []) as GotOffer[]) {
-        if (d.error) throw new Error(`mget of indexed offers failed: ${d.error.type} ${d.error.reason}`);
-        const f = d.fields;
-        if (d._id === undefined || !d.found) continue;
-        // An offer without them (not written by this document model) cannot say where it was: its cards are tested as they are.
-        if (f?.productId?.[0] !== undefined && f.skuId?.[0] !== undefined && f.storeKey?.[0] !== undefined) {
-          out.set(d._id, { productId: f.productId[0], skuId: f.skuId[0], storeKey: f.storeKey[0] });
-        }
-      }
-      return out;
-    },
+    offers: (ids) => realtimeGet<IndexedOffer>(es, index, ids, ['productId', 'skuId', 'storeKey'], 'offers'),
     async cards(productIds) {
       const out = new Map<number, CardView>();
       if (productIds.length === 0) return out;
