@@ -95,7 +95,8 @@ export async function loadFacts(db: Db, chunk: Chunk, poBox: boolean, opts: Load
   // 2. The sellers, products and stores they name, and the cards (and their quarantine rows) of
   //    the products the rows put their offers on, while the offers are still being read; then
   //    the cards of products the index had them on that the rows do not name (moved, gone).
-  const cardsOfRows = [...new Set(own.scope.map((id) => ownProducts(own).get(id)).filter((p) => p !== undefined))];
+  const productOf = ownProducts(own);
+  const cardsOfRows = [...new Set(own.scope.map((id) => productOf.get(id)).filter((p) => p !== undefined))];
   const [lookups, onRows] = await Promise.all([
     loadLookups(
       db,
@@ -110,7 +111,7 @@ export async function loadFacts(db: Db, chunk: Chunk, poBox: boolean, opts: Load
     readCards(db, opts.indexed, cardsOfRows),
     indexedOffers,
   ]);
-  const cardsOf = [...new Set(own.changes.flatMap((c) => cardProductsOf(c.was, productOn(ownProducts(own).get(c.id)))))];
+  const cardsOf = [...new Set(own.changes.flatMap((c) => cardProductsOf(c.was, productOf.get(c.id))))];
   const onRowsSet = new Set(cardsOfRows);
   const elsewhere = await readCards(
     db,
@@ -158,8 +159,6 @@ async function readCards(db: Db, indexed: IndexViews | undefined, productIds: nu
   return { cards, refused };
 }
 
-const productOn = (productId: number | undefined) => (productId === undefined ? undefined : { productId });
-
 /**
  * A pair neither PostgreSQL nor the index has as an offer may still be on a card: a batch that
  * failed (or a process that died) after its cards were written and before its offers were, and a
@@ -184,11 +183,10 @@ async function orphanCards(db: Db, own: OwnRows): Promise<void> {
 
 /** The product each of the chunk's rows puts its offer on (the offer builders decide the same). */
 function ownProducts(own: OwnRows): Map<string, number> {
-  own.productOf ??= new Map([
+  return new Map([
     ...own.rows.map((r): [string, number] => [docId.native(r.listing.sellerId, r.listing.skuId), r.sku.productId]),
     ...own.handoff.map((r): [string, number] => [docId.handoff(r.variant.variantId), offerProductId(r)]),
   ]);
-  return own.productOf;
 }
 
 /** The chunk's offers in scope: where the index has them, and their documents from PostgreSQL now (build-ops.ts builds the same). */
@@ -220,7 +218,6 @@ interface OwnRows {
   scope: string[];
   /** ... with where the index has them now (once `indexedOffers` of ownRows is done). */
   changes: { id: string; was?: IndexedOffer }[];
-  productOf?: Map<string, number>;
 }
 
 async function ownRows(db: Db, chunk: Chunk, indexed: IndexViews | undefined): Promise<{ own: OwnRows; indexedOffers: Promise<void> }> {

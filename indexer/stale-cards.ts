@@ -42,10 +42,10 @@ export interface OfferChange {
 }
 
 /** The products an offer's cards belong to, before (the index) and after (PostgreSQL). */
-export function cardProductsOf(was: IndexedOffer | undefined, now: { productId: number } | undefined): number[] {
+export function cardProductsOf(was: IndexedOffer | undefined, nowProductId: number | undefined): number[] {
   const out: number[] = [];
   if (was) out.push(was.productId);
-  if (now && now.productId !== was?.productId) out.push(now.productId);
+  if (nowProductId !== undefined && nowProductId !== was?.productId) out.push(nowProductId);
   return out;
 }
 
@@ -59,7 +59,7 @@ export function cardProductsOf(was: IndexedOffer | undefined, now: { productId: 
 export function staleCards(changes: readonly OfferChange[], cards: ReadonlyMap<number, CardView>, recompute: (productId: number) => boolean): Set<number> {
   const stale = new Set<number>();
   for (const o of changes) {
-    for (const productId of cardProductsOf(o.was, o.now)) {
+    for (const productId of cardProductsOf(o.was, o.now?.productId)) {
       if (stale.has(productId)) continue;
       if (recompute(productId) || !showsAsIs(o, productId, cards.get(productId))) stale.add(productId);
     }
