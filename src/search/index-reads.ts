@@ -17,7 +17,7 @@ import {
   type LookupDocs,
   type OfferLineSource,
 } from './queries/lookup.js';
-import { candidatesOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from './queries/suggest.js';
+import { candidatesOf, countsOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from './queries/suggest.js';
 import type { BuyerReads } from './reads.js';
 import { readRetryingLeavingNode } from '../es/node-leaving.js';
 
@@ -147,16 +147,18 @@ function indexReadsOnce(es: Client, alias: string): BuyerReads {
       const { ranked, toCount, listed } = candidatesOf(q, found as Parameters<typeof candidatesOf>[1]);
       const counts =
         toCount.length === 0
-          ? null
-          : await es.search({
-              index: alias,
-              allow_partial_search_results: false,
-              ...suggestCountsBody(
-                q,
-                toCount.map((c) => c.name),
-              ),
-            });
-      return suggestionsOf(q, ranked, toCount, listed, counts as Parameters<typeof suggestionsOf>[4]);
+          ? []
+          : countsOf(
+              (await es.search({
+                index: alias,
+                allow_partial_search_results: false,
+                ...suggestCountsBody(
+                  q,
+                  toCount.map((c) => c.name),
+                ),
+              })) as Parameters<typeof countsOf>[0],
+            );
+      return suggestionsOf(q, ranked, toCount, listed, counts);
     },
 
     async lookup(body) {

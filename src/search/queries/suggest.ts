@@ -118,10 +118,12 @@ interface CountResponse {
   aggregations?: { counts: { buckets: { doc_count: number }[] } };
 }
 
-/** The counted candidates with the /search totals, reranked, and the correction. */
-export function suggestionsOf(q: SuggestQuery, ranked: Candidate[], toCount: Candidate[], listed: number, counts: CountResponse | null): Suggestions {
-  const buckets = counts?.aggregations?.counts.buckets ?? [];
-  const counted = toCount.map((c, i) => ({ ...c, productCount: buckets[i]!.doc_count })).sort(compareCandidates);
+/** The count request's /search totals, in the order of the names asked. */
+export const countsOf = (res: CountResponse): number[] => (res.aggregations?.counts.buckets ?? []).map((b) => b.doc_count);
+
+/** The counted candidates with their /search totals (`counts[i]` of `toCount[i]`), reranked, and the correction. */
+export function suggestionsOf(q: SuggestQuery, ranked: Candidate[], toCount: Candidate[], listed: number, counts: readonly number[]): Suggestions {
+  const counted = toCount.map((c, i) => ({ ...c, productCount: counts[i]! })).sort(compareCandidates);
   return {
     completions: counted.slice(0, q.limit).map((c) => ({ text: c.name, productCount: c.productCount })),
     correction: listed > 0 ? null : correctionOf(ranked),

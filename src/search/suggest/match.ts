@@ -84,11 +84,15 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
   );
 }
 
-/** The candidates among `names` (display name -> product count), ranked. */
-export function rankNames(queryTerms: readonly string[], names: Iterable<[string, number]>): Candidate[] {
+/** The candidates among `names` (display name -> product count), ranked; `termsOf`: a name's folded terms, when the caller holds them. */
+export function rankNames(
+  queryTerms: readonly string[],
+  names: Iterable<[string, number]>,
+  termsOf: (name: string) => readonly string[] = terms,
+): Candidate[] {
   const out: Candidate[] = [];
   for (const [name, productCount] of names) {
-    const match = matchName(queryTerms, terms(name));
+    const match = matchName(queryTerms, termsOf(name));
     if (match !== null) out.push({ name, match, productCount });
   }
   return out.sort(compareCandidates);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { suggestQuerySchema } from '../../../../src/contract/buyer.js';
-import { candidatesOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from '../../../../src/search/queries/suggest.js';
+import { candidatesOf, countsOf, suggestCandidatesBody, suggestCountsBody, suggestionsOf } from '../../../../src/search/queries/suggest.js';
 
 const q = (input: Record<string, string>) => suggestQuerySchema.parse(input);
 
@@ -120,7 +120,7 @@ describe('the answer', () => {
     });
     // Before counting, a name's own products order equals.
     expect(toCount.map((c) => c.name)).toEqual(['Charizard ex', 'Charizard']);
-    const counts = { aggregations: { counts: { buckets: [{ doc_count: 2 }, { doc_count: 3 }] } } };
+    const counts = countsOf({ aggregations: { counts: { buckets: [{ doc_count: 2 }, { doc_count: 3 }] } } });
     expect(suggestionsOf(query, ranked, toCount, listed, counts)).toEqual({
       completions: [
         { text: 'Charizard', productCount: 3 },

@@ -1,0 +1,152 @@
+import type { SuggestQuery, Suggestions } from '../../contract/buyer.js';
+import { terms } from '../text.js';
+import { COUNTED_NAMES, suggestionsOf } from '../queries/suggest.js';
+import { rankNames } from './match.js';
+import { termsWithin, termTrie, type TermTrie } from './term-trie.js';
+
+// The product cards as far as suggestions need them -- name, category, the sellers showing an
+// offer -- held in the API's memory (live-catalog.ts keeps it in step with the index), so a
+// suggestion is answered without a request to the cluster: it never waits behind searches in
+// Elasticsearch's search threads. The same rule as the index path (match.ts ranks, the scope is
+// /search's: a card in the category, a card the seller shows an offer on), and the counts are
+// /search's: the cards in scope having every term of the name. Pure.
+
+/** What a card tells the catalog. */
+export interface CatalogCard {
+  productId: number;
+  /** The product name (`nameKey`), null when the product has none. */
+  name: string | null;
+  category: string | null;
+  /** The sellers with a shown offer on it (the card's `sellerCode`). */
+  sellerCodes: readonly string[];
+}
+
+interface Product {
+  name: number;
+  category: string | null;
+  sellerCodes: readonly string[];
+}
+
+interface Name {
+  text: string;
+  terms: readonly string[];
+  products: Set<number>;
+}
+
+export interface CardCatalog {
+  /** Adds a card or replaces the one of the same product. */
+  put(card: CatalogCard): void;
+  /** The product's card is gone (no shown offer left). */
+  remove(productId: number): void;
+  suggest(q: SuggestQuery): Suggestions;
+  /** Cards held. */
+  readonly size: number;
+  /** Distinct names held (with a card or without one any more). */
+  readonly names: number;
+}
+
+export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
+  const products = new Map<number, Product>();
+  const names: Name[] = [];
+  const nameIds = new Map<string, number>();
+  /** Each distinct term with the names having it. */
+  const byTerm = new Map<string, Set<number>>();
+  let trie: TermTrie | null = null;
+
+  const nameId = (text: string): number => {
+    let id = nameIds.get(text);
+    if (id !== undefined) return id;
+    id = names.length;
+    const ts = terms(text);
+    names.push({ text, terms: ts, products: new Set() });
+    nameIds.set(text, id);
+    for (const t of new Set(ts)) {
+      let having = byTerm.get(t);
+      if (having === undefined) {
+        byTerm.set(t, (having = new Set()));
+        trie = null; // a new term: the trie is built again when next asked
+      }
+      having.add(id);
+    }
+    return id;
+  };
+
+  const remove = (productId: number) => {
+    const p = products.get(productId);
+    if (p === undefined) return;
+    products.delete(productId);
+    if (p.name >= 0) names[p.name]!.products.delete(productId);
+  };
+  const put = (card: CatalogCard) => {
+    remove(card.productId);
+    const name = card.name === null || terms(card.name).length === 0 ? -1 : nameId(card.name);
+    products.set(card.productId, { name, category: card.category, sellerCodes: card.sellerCodes });
+    if (name >= 0) names[name]!.products.add(card.productId);
+  };
+  for (const c of cards) put(c);
+
+  const suggest = (q: SuggestQuery): Suggestions => {
+    const qTerms = terms(q.q);
+    if (qTerms.length === 0) return { completions: [], correction: null };
+    const inScope = (id: number) => {
+      const p = products.get(id)!;
+      return (q.category === undefined || p.category === q.category) && (q.sellerCode === undefined || p.sellerCodes.includes(q.sellerCode));
+    };
+    const scoped = q.category !== undefined || q.sellerCode !== undefined;
+    const cardsOf = (name: Name) => {
+      if (!scoped) return name.products.size;
+      let n = 0;
+      for (const id of name.products) if (inScope(id)) n++;
+      return n;
+    };
+    /** The cards in scope /search?keyword=<words> lists: those whose name has every one of the terms. */
+    const listed = (words: readonly string[]) => {
+      const sets = [...new Set(words)].map((t) => byTerm.get(t));
+      if (sets.some((s) => s === undefined)) return 0;
+      const [smallest, ...rest] = (sets as Set<number>[]).sort((x, y) => x.size - y.size);
+      let n = 0;
+      for (const id of smallest!) if (rest.every((s) => s.has(id))) n += cardsOf(names[id]!);
+      return n;
+    };
+
+    // 1. The names having, for each query term, a term within its budget (the last: through a prefix).
+    trie ??= termTrie(byTerm.keys());
+    let candidates: Set<number> | null = null;
+    for (const [k, typed] of qTerms.entries()) {
+      const having = new Set<number>();
+      for (const hit of termsWithin(trie, typed, k === qTerms.length - 1)) {
+        for (const id of byTerm.get(trie.terms[hit.term]!)!) if (candidates === null || candidates.has(id)) having.add(id);
+      }
+      candidates = having;
+      if (candidates.size === 0) break;
+    }
+    // 2. Their cards in scope; a name with none is never suggested.
+    const own = new Map<string, number>();
+    for (const id of candidates!) {
+      const n = cardsOf(names[id]!);
+      if (n > 0) own.set(names[id]!.text, n);
+    }
+    // 3. Ranked by the rule (match.ts), the best counted as /search would list them.
+    const ranked = rankNames(qTerms, own, (text) => names[nameIds.get(text)!]!.terms);
+    const toCount = ranked.slice(0, COUNTED_NAMES);
+    return suggestionsOf(
+      q,
+      ranked,
+      toCount,
+      listed(qTerms),
+      toCount.map((c) => listed(names[nameIds.get(c.name)!]!.terms)),
+    );
+  };
+
+  return {
+    put,
+    remove,
+    suggest,
+    get size() {
+      return products.size;
+    },
+    get names() {
+      return names.length;
+    },
+  };
+}
