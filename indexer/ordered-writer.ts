@@ -1,5 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Pool } from '../src/db/pool.js';
+import { notifyCardsWritten } from '../src/db/card-notices.js';
+import { parseDocId } from '../src/search/documents/model.js';
 import { writeSerialized, type BulkBody } from './bulk.js';
 import { writeOrQuarantine, type QuarantineCounts } from './quarantine.js';
 import { timed, type StepTimes } from './step-times.js';
@@ -13,7 +15,8 @@ import { timed, type StepTimes } from './step-times.js';
  * requests at once about as fast as one; a small change need not wait for a burst's request).
  * A document Elasticsearch refuses for a reason of its own is quarantined within its unit
  * (quarantine.ts), so a later unit naming it also waits for its quarantine row, and the later
- * unit's accepted write releases it.
+ * unit's accepted write releases it. Once a unit naming cards is written, the API processes hear
+ * of those products (card-notices.ts: their suggestion catalogs read the cards again).
  */
 export interface OrderedWriter {
   /**
@@ -81,6 +84,11 @@ export function orderedWriter(pool: Pool, es: Client, index: string, times: Step
           const q = await writeOrQuarantine(pool, es, index, bodies, ids, { send, times });
           counts.quarantined += q.quarantined;
           counts.released += q.released;
+          const products = ids.flatMap((id) => {
+            const d = parseDocId(id);
+            return d?.type === 'card' ? [d.productId] : [];
+          });
+          if (products.length > 0) await timed(times, 'notify', () => notifyCardsWritten(pool, index, products));
         } catch (err) {
           failure ??= { err };
         } finally {

@@ -8,17 +8,41 @@ const createSubscriber: CreateSubscriber =
   (pgListen as unknown as { default: { default?: CreateSubscriber } & CreateSubscriber }).default.default ??
   (pgListen as unknown as { default: CreateSubscriber }).default;
 
-/** LISTEN with supervision: pg-listen gives up after its retry timeout, so it is recreated. */
-export function listen(databaseUrl: string, channel: string, logger: Logger, onWake: () => void): { close(): Promise<void> } {
+/** Who hears of the listener's state as well as of its notifications. */
+export interface ListenHooks {
+  /** LISTEN is in force (first time, and after every reconnect): notifications from now on arrive. */
+  onListening?: () => void;
+  /** The connection dropped: notifications until the next onListening are lost. */
+  onLost?: () => void;
+}
+
+/**
+ * LISTEN with supervision: pg-listen gives up after its retry timeout, so it is recreated.
+ * `onWake` gets each notification's payload, and is called without one on every (re)connect.
+ */
+export function listen(
+  databaseUrl: string,
+  channel: string,
+  logger: Logger,
+  onWake: (payload?: string) => void,
+  hooks: ListenHooks = {},
+): { close(): Promise<void> } {
   let current: Subscriber | null = null;
   let closed = false;
   const start = () => {
     if (closed) return;
     const sub = createSubscriber({ connectionString: databaseUrl }, { parse: (s: string) => s, retryTimeout: 60_000 });
     current = sub;
-    sub.notifications.on(channel, onWake);
-    sub.events.on('connected', onWake); // catch up on whatever was missed while disconnected
+    let listening = false;
+    sub.notifications.on(channel, (payload: string) => onWake(payload));
+    sub.events.on('connected', () => {
+      onWake(); // catch up on whatever was missed while disconnected
+      // pg-listen LISTENs again before it says a reconnect is done; the first LISTEN is below.
+      if (listening) hooks.onListening?.();
+    });
+    sub.events.on('reconnect', () => hooks.onLost?.());
     sub.events.on('error', (err: Error) => {
+      hooks.onLost?.();
       logger.warn({ err: err.message, channel }, 'listener lost; restarting it');
       void sub.close().catch(() => undefined);
       setTimeout(start, 1000);
@@ -26,6 +50,10 @@ export function listen(databaseUrl: string, channel: string, logger: Logger, onW
     sub
       .connect()
       .then(() => sub.listenTo(channel))
+      .then(() => {
+        listening = true;
+        hooks.onListening?.();
+      })
       .catch((err: Error) => {
         logger.warn({ err: err.message, channel }, 'listener could not connect; retrying');
         setTimeout(start, 1000);

@@ -39,7 +39,19 @@ describe('the lane metrics', () => {
   it('count the seconds of each step of the batches written', async () => {
     const registry = createRegistry({ processMetrics: false });
     const m = indexerMetrics(registry);
-    const times = { feed: 10, fanOut: 0, facts: 2000, build: 0, serialise: 0, bulk: 1500, bulkCards: 0, checkpoint: 5, smallLane: 0, quarantine: 250 };
+    const times = {
+      feed: 10,
+      fanOut: 0,
+      facts: 2000,
+      build: 0,
+      serialise: 0,
+      bulk: 1500,
+      bulkCards: 0,
+      checkpoint: 5,
+      smallLane: 0,
+      quarantine: 250,
+      notify: 0,
+    };
     m.batchWritten({ changes: 1, docs: 2, committedAt: [Date.now()], times }, Date.now());
     m.batchWritten({ changes: 1, docs: 2, committedAt: [Date.now()], times }, Date.now());
     const text = await registry.metrics();
