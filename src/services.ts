@@ -8,6 +8,7 @@ import { createBuyerService, type BuyerService, type BuyerServiceOptions } from 
 import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
 import type { DegradedOverrides } from './search/degraded/options.js';
 import { createWarmer, type Warmer, type WarmerOptions } from './search/degraded/warmer.js';
+import { liveCatalog, registerLiveCatalogMetrics, type LiveCatalog, type LiveCatalogOptions } from './search/suggest/live-catalog.js';
 
 // The long-lived services of the API process, built once here and passed explicitly to whatever
 // uses them (routes, health, benches, tests). A plain object: a new part (orders, the webhook
@@ -20,6 +21,8 @@ export interface Services {
   buyer: BuyerService;
   /** Keeps the warm set (landing grid, single-filter grids) in the last-good cache while healthy. */
   warmer: Warmer;
+  /** The cards as suggestions need them, in memory and in step with the index (null when off). */
+  suggestCatalog: LiveCatalog | null;
   /**
    * Shared by every API process on the same PostgreSQL: per API key on seller routes, and failed
    * authentications per client address. One budget per process: per client address on public
@@ -43,6 +46,8 @@ export interface ServiceOverrides {
   warm?: Partial<WarmerOptions>;
   /** prom-client's process and Node metrics in the registry (the API process; off for in-process apps of tests). */
   processMetrics?: boolean;
+  /** The suggestion catalog's settings; `false`: none (suggestions always ask the index). Default: SUGGEST_CATALOG. */
+  suggestCatalog?: Partial<LiveCatalogOptions> | false;
   /** `memory`: the per-key and failed-authentication budgets stay in this process (the rate-limit bench's baseline). */
   rateLimitStore?: 'postgres' | 'memory';
 }
@@ -84,10 +89,20 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     timeoutMs: env.DEGRADED_WARM_TIMEOUT_MS,
     ...overrides.warm,
   });
+  const suggestCatalog =
+    // Off where the index reads are replaced (tests of the buyer service with reads of their own).
+    overrides.suggestCatalog === false || overrides.buyer?.primary !== undefined || (overrides.suggestCatalog === undefined && !env.SUGGEST_CATALOG)
+      ? null
+      : liveCatalog(
+          { es: infra.es, alias: infra.index.alias, databaseUrl: env.DATABASE_URL, logger: infra.logger },
+          { reloadMs: env.SUGGEST_CATALOG_RELOAD_MS, aliasCheckMs: 2_000, applyEveryMs: 100, ...overrides.suggestCatalog },
+        );
+  if (suggestCatalog !== null) registerLiveCatalogMetrics(registry, suggestCatalog);
   return {
     degraded,
-    buyer: createBuyerService(infra, degraded, overrides.buyer),
+    buyer: createBuyerService(infra, degraded, { catalog: suggestCatalog ?? undefined, ...overrides.buyer }),
     warmer,
+    suggestCatalog,
     rateLimits: {
       seller: sharedLimiter(store('seller'), 'seller', env.RATE_LIMIT_SELLER_PER_MIN),
       public: new TokenBucketLimiter(env.RATE_LIMIT_PUBLIC_PER_MIN),
@@ -100,6 +115,7 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
     stop: async () => {
       clearInterval(sweep);
       await warmer.stop();
+      await suggestCatalog?.stop();
       degraded.stop();
     },
   };

@@ -108,6 +108,13 @@ const envSchema = z
     DEGRADED_WARM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     /** Size bound of the warm set's reserved part of the last-good cache, in MiB of JSON text. */
     DEGRADED_WARM_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(32),
+    /** 'true': suggestions are answered from the API's in-memory copy of the cards (docs/search-design.md "Suggestions from memory"). */
+    SUGGEST_CATALOG: z
+      .enum(['true', 'false'])
+      .default('true')
+      .transform((v) => v === 'true'),
+    /** Every card is read into the suggestion catalog again this often (a safety net for lost notices). */
+    SUGGEST_CATALOG_RELOAD_MS: z.coerce.number().int().min(10_000).default(600_000),
     // Search admission (docs/search-design.md "Overload"): searches in flight to the index per API
     // process, how long one more may wait for a slot before it is answered without the index, and
     // who gets a freed slot (adaptive: newest first once the queue is congested; limiter.ts).

@@ -1,6 +1,6 @@
 import type { Infra } from '../config/infra.js';
 import { DomainError } from '../contract/errors.js';
-import { failureReason, type Answer } from './degraded/answer.js';
+import { failureReason, JsonAnswer, type Answer } from './degraded/answer.js';
 import { methodOfKey, requestKey } from './degraded/cache.js';
 import { LimiterBusy } from './degraded/limiter.js';
 import type { DegradedCause } from './degraded/metrics.js';
@@ -8,6 +8,7 @@ import type { DegradedMode } from './degraded/mode.js';
 import { indexReads } from './index-reads.js';
 import { pgReads } from './pg-reads.js';
 import type { BuyerReads, ProductPage } from './reads.js';
+import type { LiveCatalog } from './suggest/live-catalog.js';
 import type { SearchPage } from './queries/search-result.js';
 import type { CartLine, LookupBody, ProductQuery, SearchQuery, Suggestions, SuggestQuery } from '../contract/buyer.js';
 
@@ -24,6 +25,8 @@ export interface BuyerServiceOptions {
   primary?: BuyerReads;
   /** Replaces the PostgreSQL fallback (tests). */
   fallback?: BuyerReads;
+  /** The cards in memory: suggestions answered from it while it is current and the cluster healthy. */
+  catalog?: LiveCatalog;
 }
 
 class QueryTimeout extends Error {
@@ -66,7 +69,8 @@ function isTimeout(err: unknown): boolean {
  * Searches, the reads that cost the cluster most, are admitted (`mode.admit`): a search that
  * finds no slot within its wait is answered at once without the index (`mode.shed`), so past
  * capacity the cluster keeps serving a steady load fast instead of queueing every request into
- * its timeout. Product pages and cart lookups are cheap and go straight through.
+ * its timeout. Product pages and cart lookups are cheap and go straight through. Suggestions are
+ * answered from the API's own copy of the cards (suggest/live-catalog.ts) while it is current.
  */
 export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'>, mode: DegradedMode, opts: BuyerServiceOptions = {}): BuyerService {
   const primary = opts.primary ?? indexReads(mode.searchClient, deps.index.alias);
@@ -110,7 +114,13 @@ export function createBuyerService(deps: Pick<Infra, 'pool' | 'index' | 'logger'
     mode,
     productPage: (productId, q) => orDegraded(requestKey('productPage', [productId, q]), (from) => from.productPage(productId, q)),
     search: (q, after) => admittedOrDegraded(requestKey('search', [q, after]), (from) => from.search(q, after)),
-    suggest: (q) => orDegraded(requestKey('suggest', [q]), (from) => from.suggest(q)),
+    suggest: (q) => {
+      // From memory while the catalog is in step with the index; never in Degraded Mode (the
+      // catalog cannot tell it missed the cluster's last changes): the last-good cache, then PostgreSQL.
+      const catalog = mode.active ? null : (opts.catalog?.current() ?? null);
+      if (catalog !== null) return Promise.resolve(new JsonAnswer(false, { data: catalog.suggest(q) }));
+      return orDegraded(requestKey('suggest', [q]), (from) => from.suggest(q));
+    },
     lookup: (body) => orDegraded(requestKey('lookup', [body]), (from) => from.lookup(body)),
   };
 }

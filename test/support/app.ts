@@ -9,8 +9,13 @@ import type { TestContext } from './context.js';
 
 /** App deps with their own services, built the way src/main.ts builds them. */
 export function appDeps(infra: Infra, overrides: ServiceOverrides = {}): AppDeps {
-  // The warmer is off unless the test turns it on (whatever env the test built by hand says).
-  return { ...infra, services: createServices(infra, { ...overrides, warm: { enabled: false, ...overrides.warm } }) };
+  // The warmer is off unless the test turns it on (whatever env the test built by hand says), and
+  // so is the suggestion catalog (it holds a LISTEN connection to the test's database until
+  // services.stop(), which most tests never call): suggestion tests turn it on and stop it.
+  return {
+    ...infra,
+    services: createServices(infra, { suggestCatalog: false, ...overrides, warm: { enabled: false, ...overrides.warm } }),
+  };
 }
 
 /**
