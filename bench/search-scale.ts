@@ -317,7 +317,7 @@ if (apiBase === undefined) {
   apiBase = `http://127.0.0.1:${port}`;
   api = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), INDEX_PREFIX: prefix, RATE_LIMIT_PUBLIC_PER_MIN: '1000000000', LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(port), INDEX_PREFIX: prefix, RATE_LIMIT_PUBLIC_PER_MIN: '1000000000', LOG_LEVEL: 'warn', HEALTH_DETAILS: 'true' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   process.once('exit', () => api?.kill('SIGTERM'));
@@ -331,6 +331,16 @@ if (apiBase === undefined) {
     await sleep(200);
   }
   log(`API (pid ${api.pid}) on ${apiBase}, alias ${alias}`);
+  // Suggestions are measured as a running API answers them: from its catalog once read
+  // (SUGGEST_CATALOG=false in the environment measures the index path instead).
+  if (process.env.SUGGEST_CATALOG !== 'false') {
+    const t0 = Date.now();
+    while (!/suggest_catalog_state\{state="current"\} 1/.test(await (await fetch(`${apiBase}/metrics`)).text())) {
+      if (Date.now() - t0 > 300_000) throw new Error('the suggestion catalog did not become current');
+      await sleep(500);
+    }
+    log(`suggestion catalog current after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
 }
 
 // ---- request cache off for the API's requests too (restored at the end) ----
