@@ -8,14 +8,17 @@
 //     name on one: the names buyers meet and look for);
 //   - counts: every completion's productCount against what GET /search?keyword=<text> lists
 //     (every page).
-// Fixed seed: the same sample gives the same cases. The reads are the API's own (indexReads).
+// Fixed seed: the same sample gives the same cases. The reads are the API's own: the index path
+// (indexReads), or with --from memory the in-memory catalog of the cards (suggest/live-catalog.ts
+// readCatalog, read once at the start: the sample is not written meanwhile).
 //
-//   . .stack/env && npm run bench:suggest-quality -- [--prefix mp] [--seed 29] [--names 300]
+//   . .stack/env && npm run bench:suggest-quality -- [--prefix mp] [--seed 29] [--names 300] [--from index|memory]
 import { parseArgs } from 'node:util';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { loadEnv } from '../src/config/env.js';
 import { indexReads } from '../src/search/index-reads.js';
+import { readCatalog } from '../src/search/suggest/live-catalog.js';
 import { searchQuerySchema, suggestQuerySchema, type Suggestions } from '../src/contract/buyer.js';
 import { displayTerms } from '../src/search/suggest/match.js';
 import { terms } from '../src/search/text.js';
@@ -27,12 +30,14 @@ const { values } = parseArgs({
     prefix: { type: 'string' },
     seed: { type: 'string', default: '29' },
     names: { type: 'string', default: '300' },
+    from: { type: 'string', default: 'index' },
   },
 });
 const env = loadEnv();
 const alias = indexNames(values.prefix ?? env.INDEX_PREFIX).alias;
 const es = createEsClient(env.ELASTICSEARCH_URL, 120_000);
 const reads = indexReads(es, alias);
+const memory = values.from === 'memory' ? await readCatalog(es, Object.keys(await es.indices.getAlias({ name: alias }))[0]!) : null;
 const log = (m: string) => console.error(`[bench:suggest-quality ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 let seed = Number(values.seed) >>> 0 || 1;
@@ -99,7 +104,8 @@ function typo(word: string, edit: Edit): string {
 const latencies: number[] = [];
 async function suggest(q: string, limit = 8): Promise<Suggestions> {
   const started = performance.now();
-  const got = await reads.suggest(suggestQuerySchema.parse({ q, limit: String(limit) }));
+  const query = suggestQuerySchema.parse({ q, limit: String(limit) });
+  const got = memory === null ? await reads.suggest(query) : memory.suggest(query);
   latencies.push(performance.now() - started);
   return got;
 }
@@ -237,7 +243,7 @@ for (const c of weightedCases) {
 const pc = (n: number, d: number) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`);
 const sorted = [...latencies].sort((a, b) => a - b);
 console.log(
-  `## bench:suggest-quality ${new Date().toISOString()} (alias ${alias}, seed ${values.seed}; ${names.length} distinct names; ${loadStart} -> ${load()})`,
+  `## bench:suggest-quality ${new Date().toISOString()} (alias ${alias}, from ${values.from}, seed ${values.seed}; ${names.length} distinct names; ${loadStart} -> ${load()})`,
 );
 console.log('\n| check | cases | passed | rate |\n|---|---|---|---|');
 console.log(`| typo: the name among the first 3 completions | ${typoCases.length} | ${inTop3} | ${pc(inTop3, typoCases.length)} |`);

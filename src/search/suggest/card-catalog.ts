@@ -1,5 +1,6 @@
 import type { SuggestQuery, Suggestions } from '../../contract/buyer.js';
-import { terms } from '../text.js';
+import { fold, terms } from '../text.js';
+import type { TermMatch } from './typos.js';
 import { COUNTED_NAMES, suggestionsOf } from '../queries/suggest.js';
 import { rankNames } from './match.js';
 import { termsWithin, termTrie, type TermTrie } from './term-trie.js';
@@ -30,6 +31,7 @@ interface Product {
 interface Name {
   text: string;
   terms: readonly string[];
+  folded: string;
   products: Set<number>;
 }
 
@@ -52,13 +54,21 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
   /** Each distinct term with the names having it. */
   const byTerm = new Map<string, Set<number>>();
   let trie: TermTrie | null = null;
+  // Categories and seller codes repeat across hundreds of thousands of cards: one string each.
+  const strings = new Map<string, string>();
+  const intern = (v: string): string => {
+    const held = strings.get(v);
+    if (held !== undefined) return held;
+    strings.set(v, v);
+    return v;
+  };
 
   const nameId = (text: string): number => {
     let id = nameIds.get(text);
     if (id !== undefined) return id;
     id = names.length;
     const ts = terms(text);
-    names.push({ text, terms: ts, products: new Set() });
+    names.push({ text, terms: ts, folded: fold(text), products: new Set() });
     nameIds.set(text, id);
     for (const t of new Set(ts)) {
       let having = byTerm.get(t);
@@ -80,7 +90,11 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
   const put = (card: CatalogCard) => {
     remove(card.productId);
     const name = card.name === null || terms(card.name).length === 0 ? -1 : nameId(card.name);
-    products.set(card.productId, { name, category: card.category, sellerCodes: card.sellerCodes });
+    products.set(card.productId, {
+      name,
+      category: card.category === null ? null : intern(card.category),
+      sellerCodes: card.sellerCodes.map(intern),
+    });
     if (name >= 0) names[name]!.products.add(card.productId);
   };
   for (const c of cards) put(c);
@@ -112,10 +126,16 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
     // 1. The names having, for each query term, a term within its budget (the last: through a prefix).
     trie ??= termTrie(byTerm.keys());
     let candidates: Set<number> | null = null;
+    // What the walk found of each typed term against each name term: matchName asks it again per name.
+    const found = new Map<string, Map<string, TermMatch>>();
     for (const [k, typed] of qTerms.entries()) {
       const having = new Set<number>();
+      const seen = found.get(typed) ?? new Map<string, TermMatch>();
+      found.set(typed, seen);
       for (const hit of termsWithin(trie, typed, k === qTerms.length - 1)) {
-        for (const id of byTerm.get(trie.terms[hit.term]!)!) if (candidates === null || candidates.has(id)) having.add(id);
+        const term = trie.terms[hit.term]!;
+        if (!seen.has(term) || hit.prefix !== null) seen.set(term, { whole: hit.whole, prefix: hit.prefix });
+        for (const id of byTerm.get(term)!) if (candidates === null || candidates.has(id)) having.add(id);
       }
       candidates = having;
       if (candidates.size === 0) break;
@@ -127,7 +147,13 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
       if (n > 0) own.set(names[id]!.text, n);
     }
     // 3. Ranked by the rule (match.ts), the best counted as /search would list them.
-    const ranked = rankNames(qTerms, own, (text) => names[nameIds.get(text)!]!.terms);
+    const none: TermMatch = { whole: null, prefix: null };
+    const ranked = rankNames(
+      qTerms,
+      own,
+      (text) => names[nameIds.get(text)!]!,
+      (typed, term) => found.get(typed)?.get(term) ?? none,
+    );
     const toCount = ranked.slice(0, COUNTED_NAMES);
     return suggestionsOf(
       q,

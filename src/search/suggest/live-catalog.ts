@@ -56,6 +56,28 @@ export interface LiveCatalog {
   stop(): Promise<void>;
 }
 
+/** Every card of `index` as of a point in time, in a new catalog (`stop`: asked between pages). */
+export async function readCatalog(es: Client, index: string, stop: () => boolean = () => false): Promise<CardCatalog> {
+  const catalog = cardCatalog();
+  const pit = await es.openPointInTime({ index, keep_alive: '1m' });
+  try {
+    let after: unknown[] | null = null;
+    while (!stop()) {
+      const res = await es.search<unknown>(catalogPageBody(pit.id, after) as never);
+      const hits = res.hits.hits;
+      if (hits.length === 0) break;
+      for (const h of hits) {
+        const card = catalogCard(h._id!, h.fields as never);
+        if (card !== null) catalog.put(card);
+      }
+      after = hits[hits.length - 1]!.sort as unknown[];
+    }
+  } finally {
+    await es.closePointInTime({ id: pit.id }).catch(() => undefined);
+  }
+  return catalog;
+}
+
 export interface LiveCatalogDeps {
   es: Client;
   alias: string;
@@ -97,24 +119,8 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
     loadingIndex = index;
     duringLoad = new Set();
     await es.indices.refresh({ index });
-    const catalog = cardCatalog();
-    const pit = await es.openPointInTime({ index, keep_alive: '1m' });
-    try {
-      let after: unknown[] | null = null;
-      for (;;) {
-        const res = await es.search<unknown>(catalogPageBody(pit.id, after) as never);
-        const hits = res.hits.hits;
-        if (hits.length === 0) break;
-        for (const h of hits) {
-          const card = catalogCard(h._id!, h.fields as never);
-          if (card !== null) catalog.put(card);
-        }
-        after = hits[hits.length - 1]!.sort as unknown[];
-        if (stopped) return;
-      }
-    } finally {
-      await es.closePointInTime({ id: pit.id }).catch(() => undefined);
-    }
+    const catalog = await readCatalog(es, index, () => stopped);
+    if (stopped) return;
     for (const id of duringLoad) pending.add(id);
     held = { index, catalog };
     failing = false;

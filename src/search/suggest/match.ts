@@ -1,5 +1,8 @@
 import { compareCodePoints, fold, terms } from '../text.js';
-import { termMatch } from './typos.js';
+import { termMatch, type TermMatch } from './typos.js';
+
+/** How a typed term matches a name term (typos.ts termMatch, or what a caller already knows of it). */
+export type TermMatcher = (typed: string, term: string) => TermMatch;
 
 // Which product names a suggestion query matches, how closely, and in what order (pure; the
 // index path and the PostgreSQL path share it, so both answer alike). docs/search-design.md,
@@ -23,10 +26,10 @@ export interface NameMatch {
  * The closest name term to `typed` as a whole word within budget: [index, typos], or null. Of
  * equally close terms, one no earlier query term took (`used`), then the first.
  */
-function closestWord(typed: string, nameTerms: readonly string[], used: readonly number[]): [number, number] | null {
+function closestWord(typed: string, nameTerms: readonly string[], used: readonly number[], match: TermMatcher): [number, number] | null {
   let best: [number, number] | null = null;
   for (const [i, t] of nameTerms.entries()) {
-    const d = typed === t ? 0 : termMatch(typed, t).whole;
+    const d = typed === t ? 0 : match(typed, t).whole;
     if (d === null) continue;
     if (best === null || d < best[1] || (d === best[1] && used.includes(best[0]) && !used.includes(i))) best = [i, d];
   }
@@ -38,12 +41,12 @@ function closestWord(typed: string, nameTerms: readonly string[], used: readonly
  * be within budget of a prefix of a name term (a whole term is one of its prefixes). null when
  * the name does not match.
  */
-export function matchName(queryTerms: readonly string[], nameTerms: readonly string[]): NameMatch | null {
+export function matchName(queryTerms: readonly string[], nameTerms: readonly string[], match: TermMatcher = termMatch): NameMatch | null {
   if (queryTerms.length === 0) return null;
   const indexes: number[] = [];
   let typos = 0;
   for (const q of queryTerms.slice(0, -1)) {
-    const w = closestWord(q, nameTerms, indexes);
+    const w = closestWord(q, nameTerms, indexes, match);
     if (w === null) return null;
     indexes.push(w[0]);
     typos += w[1];
@@ -51,11 +54,11 @@ export function matchName(queryTerms: readonly string[], nameTerms: readonly str
   const last = queryTerms[queryTerms.length - 1]!;
   let prefix = Infinity;
   for (const t of nameTerms) {
-    const d = t.startsWith(last) ? 0 : termMatch(last, t).prefix;
+    const d = t.startsWith(last) ? 0 : match(last, t).prefix;
     if (d !== null && d < prefix) prefix = d;
   }
   if (prefix === Infinity) return null;
-  const word = closestWord(last, nameTerms, indexes);
+  const word = closestWord(last, nameTerms, indexes, match);
   const whole = word !== null && word[1] <= prefix;
   return {
     typos: typos + prefix,
@@ -71,6 +74,8 @@ export interface Candidate {
   match: NameMatch;
   /** Products GET /search?keyword=<name> lists in the same scope (or, before they are counted, an estimate of them). */
   productCount: number;
+  /** The name folded (text.ts fold), when the caller holds it: ties are broken by it. */
+  folded?: string;
 }
 
 /** Fewer typos first, then whole words before prefixes, then more products, then name (folded, then as written). */
@@ -79,21 +84,33 @@ export function compareCandidates(a: Candidate, b: Candidate): number {
     a.match.typos - b.match.typos ||
     Number(!a.match.whole) - Number(!b.match.whole) ||
     b.productCount - a.productCount ||
-    compareCodePoints(fold(a.name), fold(b.name)) ||
+    compareCodePoints(a.folded ?? fold(a.name), b.folded ?? fold(b.name)) ||
     compareCodePoints(a.name, b.name)
   );
 }
 
-/** The candidates among `names` (display name -> product count), ranked; `termsOf`: a name's folded terms, when the caller holds them. */
+/** What a caller may already hold of a name (the in-memory catalog holds both). */
+export interface KnownName {
+  terms: readonly string[];
+  folded: string;
+}
+
+/**
+ * The candidates among `names` (display name -> product count), ranked. `known`: a name's terms
+ * and folding when the caller holds them; `match`: the query terms' matches when the caller has
+ * them already.
+ */
 export function rankNames(
   queryTerms: readonly string[],
   names: Iterable<[string, number]>,
-  termsOf: (name: string) => readonly string[] = terms,
+  known?: (name: string) => KnownName,
+  match: TermMatcher = termMatch,
 ): Candidate[] {
   const out: Candidate[] = [];
   for (const [name, productCount] of names) {
-    const match = matchName(queryTerms, termsOf(name));
-    if (match !== null) out.push({ name, match, productCount });
+    const k = known?.(name);
+    const m = matchName(queryTerms, k?.terms ?? terms(name), match);
+    if (m !== null) out.push({ name, match: m, productCount, ...(k ? { folded: k.folded } : {}) });
   }
   return out.sort(compareCandidates);
 }
