@@ -3,6 +3,7 @@ import { fold, terms } from '../text.js';
 import type { TermMatch } from './typos.js';
 import { COUNTED_NAMES, suggestionsOf } from '../queries/suggest.js';
 import { rankNames } from './match.js';
+import { cardTable } from './card-table.js';
 import { termsWithin, termTrie, type TermTrie } from './term-trie.js';
 
 // The product cards as far as suggestions need them -- name, category, the sellers showing an
@@ -22,17 +23,10 @@ export interface CatalogCard {
   sellerCodes: readonly string[];
 }
 
-interface Product {
-  name: number;
-  category: string | null;
-  sellerCodes: readonly string[];
-}
-
 interface Name {
   text: string;
   terms: readonly string[];
   folded: string;
-  products: Set<number>;
 }
 
 export interface CardCatalog {
@@ -48,19 +42,19 @@ export interface CardCatalog {
 }
 
 export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
-  const products = new Map<number, Product>();
+  const table = cardTable();
   const names: Name[] = [];
   const nameIds = new Map<string, number>();
   /** Each distinct term with the names having it. */
   const byTerm = new Map<string, Set<number>>();
   let trie: TermTrie | null = null;
-  // Categories and seller codes repeat across hundreds of thousands of cards: one string each.
-  const strings = new Map<string, string>();
-  const intern = (v: string): string => {
-    const held = strings.get(v);
-    if (held !== undefined) return held;
-    strings.set(v, v);
-    return v;
+  // Categories and seller codes as numbers (the table holds numbers only).
+  const categories = new Map<string, number>();
+  const sellers = new Map<string, number>();
+  const numberOf = (ids: Map<string, number>, v: string): number => {
+    let id = ids.get(v);
+    if (id === undefined) ids.set(v, (id = ids.size));
+    return id;
   };
 
   const nameId = (text: string): number => {
@@ -68,7 +62,7 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
     if (id !== undefined) return id;
     id = names.length;
     const ts = terms(text);
-    names.push({ text, terms: ts, folded: fold(text), products: new Set() });
+    names.push({ text, terms: ts, folded: fold(text) });
     nameIds.set(text, id);
     for (const t of new Set(ts)) {
       let having = byTerm.get(t);
@@ -81,36 +75,30 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
     return id;
   };
 
-  const remove = (productId: number) => {
-    const p = products.get(productId);
-    if (p === undefined) return;
-    products.delete(productId);
-    if (p.name >= 0) names[p.name]!.products.delete(productId);
-  };
   const put = (card: CatalogCard) => {
-    remove(card.productId);
     const name = card.name === null || terms(card.name).length === 0 ? -1 : nameId(card.name);
-    products.set(card.productId, {
+    const category = card.category === null ? -1 : numberOf(categories, card.category);
+    table.put(
+      card.productId,
       name,
-      category: card.category === null ? null : intern(card.category),
-      sellerCodes: card.sellerCodes.map(intern),
-    });
-    if (name >= 0) names[name]!.products.add(card.productId);
+      category,
+      card.sellerCodes.map((s) => numberOf(sellers, s)),
+    );
   };
   for (const c of cards) put(c);
 
   const suggest = (q: SuggestQuery): Suggestions => {
     const qTerms = terms(q.q);
     if (qTerms.length === 0) return { completions: [], correction: null };
-    const inScope = (id: number) => {
-      const p = products.get(id)!;
-      return (q.category === undefined || p.category === q.category) && (q.sellerCode === undefined || p.sellerCodes.includes(q.sellerCode));
-    };
-    const scoped = q.category !== undefined || q.sellerCode !== undefined;
-    const cardsOf = (name: Name) => {
-      if (!scoped) return name.products.size;
+    // A scope value no card has: nothing is in scope (-2 matches no card's number).
+    const category = q.category === undefined ? null : (categories.get(q.category) ?? -2);
+    const seller = q.sellerCode === undefined ? null : (sellers.get(q.sellerCode) ?? -2);
+    const inScope = (slot: number) => (category === null || table.category(slot) === category) && (seller === null || table.hasSeller(slot, seller));
+    const cardsOf = (name: number) => {
+      const slots = table.members(name);
+      if (category === null && seller === null) return slots.length;
       let n = 0;
-      for (const id of name.products) if (inScope(id)) n++;
+      for (const slot of slots) if (inScope(slot)) n++;
       return n;
     };
     /** The cards in scope /search?keyword=<words> lists: those whose name has every one of the terms. */
@@ -119,7 +107,7 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
       if (sets.some((s) => s === undefined)) return 0;
       const [smallest, ...rest] = (sets as Set<number>[]).sort((x, y) => x.size - y.size);
       let n = 0;
-      for (const id of smallest!) if (rest.every((s) => s.has(id))) n += cardsOf(names[id]!);
+      for (const id of smallest!) if (rest.every((s) => s.has(id))) n += cardsOf(id);
       return n;
     };
 
@@ -143,7 +131,7 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
     // 2. Their cards in scope; a name with none is never suggested.
     const own = new Map<string, number>();
     for (const id of candidates!) {
-      const n = cardsOf(names[id]!);
+      const n = cardsOf(id);
       if (n > 0) own.set(names[id]!.text, n);
     }
     // 3. Ranked by the rule (match.ts), the best counted as /search would list them.
@@ -166,10 +154,10 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
 
   return {
     put,
-    remove,
+    remove: (productId) => table.remove(productId),
     suggest,
     get size() {
-      return products.size;
+      return table.size;
     },
     get names() {
       return names.length;

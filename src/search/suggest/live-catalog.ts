@@ -100,6 +100,8 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
   let loading: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  /** Ends the wait before a failed read is tried again (stop() does not wait it out). */
+  let wakeRetry: (() => void) | null = null;
   let loads = 0;
   let notices = 0;
   let lastLoadMs: number | null = null;
@@ -142,8 +144,16 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
         try {
           await readAll();
         } catch (err) {
+          if (stopped) break;
           log.warn({ err: (err as Error).message }, 'suggestion catalog read failed; trying again in 5 s');
-          await new Promise((r) => setTimeout(r, 5_000).unref());
+          await new Promise<void>((r) => {
+            const timer = setTimeout(r, 5_000);
+            wakeRetry = () => {
+              clearTimeout(timer);
+              r();
+            };
+          });
+          wakeRetry = null;
           again = !stopped;
         } finally {
           duringLoad = null;
@@ -255,6 +265,7 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
       clearInterval(applyTimer);
       clearInterval(aliasTimer);
       clearInterval(reloadTimer);
+      wakeRetry?.();
       await subscriber.close();
       await loading;
     },

@@ -215,6 +215,30 @@ describe.each(['memory', 'index'] as const)('answered from %s', (path) => {
   });
 });
 
+describe('the catalog when its listener drops', () => {
+  it('reads every card again once LISTEN is back, and a change made meanwhile is in', async () => {
+    const before = catalog.status().loads;
+    // Cut the catalog's LISTEN connection, and change a name while nobody listens.
+    const cut = await ctx.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %cards_written%'`,
+    );
+    expect(cut.rowCount).toBe(1);
+    await ctx.pool.query(`UPDATE products SET name = 'Charmeleon Prime' WHERE product_id = 204`);
+    await indexer.idle();
+    const until = Date.now() + 20_000;
+    while (catalog.status().loads === before || catalog.current() === null) {
+      expect(Date.now(), JSON.stringify(catalog.status())).toBeLessThan(until);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await settle();
+    from = 'memory';
+    expect((await suggest({ q: 'charmeleon p' })).data.completions).toEqual([{ text: 'Charmeleon Prime', productCount: 1 }]);
+    await ctx.pool.query(`UPDATE products SET name = 'Charmeleon' WHERE product_id = 204`);
+    await settle();
+    expect((await suggest({ q: 'charmeleon p' })).data.completions).toEqual([]);
+  });
+});
+
 describe('the catalog through a rebuild', () => {
   it('reads the new index once the alias moves, and keeps answering what /search lists', async () => {
     const before = catalog.status();
