@@ -123,6 +123,8 @@ try {
   const server = createApp({ ...infra, services }, routeModules).listen(0);
   await new Promise((ok) => server.once('listening', ok));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // As a running API: its suggestion catalog read before the buyer is measured.
+  await services.suggestCatalog?.ready(300_000);
   await sleep(3000);
 
   const searches: { at: number; ms: number }[] = [];

@@ -210,8 +210,10 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
     }
   };
 
-  /** 3. The alias moved: every card of its new index. */
-  async function checkAlias(): Promise<void> {
+  /** 3. The alias moved: every card of its new index. One look-up at a time (a rebuild's catch-up sends many notices). */
+  let checking: Promise<void> | null = null;
+  const checkAlias = (): Promise<void> => (checking ??= lookAtAlias().finally(() => (checking = null)));
+  async function lookAtAlias(): Promise<void> {
     try {
       const index = await lookUpAlias();
       aliasIndex = index;
