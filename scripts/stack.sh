@@ -19,7 +19,9 @@
 #   range any other Elasticsearch on the machine takes), STACK_ES_HEAP (1g, 512m per node of a
 #   cluster), STACK_ES_JAVA_HOME (JDK >= 21 to run ES), STACK_USER (mpstack),
 #   STACK_ES_JAVA_OPTS (more JVM options for the server, e.g. the client compiler for a
-#   throwaway stack), STACK_ES_CLI_JAVA_OPTS (JVM options for its launcher).
+#   throwaway stack), STACK_ES_CLI_JAVA_OPTS (JVM options for its launcher), STACK_ES_SETTINGS
+#   (more lines for a single node's elasticsearch.yml, e.g. 'thread_pool.write.size: 1'; read
+#   when the node starts).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -456,6 +458,7 @@ es_write_conf() {
     echo "node.name: node-1"
     echo "discovery.type: single-node"
     echo "http.port: $ES_PORT"
+    if [ -n "${STACK_ES_SETTINGS:-}" ]; then printf '%s\n' "$STACK_ES_SETTINGS"; fi
   } >"$ES_HOME/config/elasticsearch.yml"
   [ "$IS_ROOT" = 1 ] && chown "$SVC_USER:" "$ES_HOME/config/elasticsearch.yml"
   return 0
