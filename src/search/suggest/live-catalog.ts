@@ -102,6 +102,7 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
   let stopped = false;
   /** Ends the wait before a failed read is tried again (stop() does not wait it out). */
   let wakeRetry: (() => void) | null = null;
+  let lastFailure: string | null = null;
   let loads = 0;
   let notices = 0;
   let lastLoadMs: number | null = null;
@@ -126,6 +127,7 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
     for (const id of duringLoad) pending.add(id);
     held = { index, catalog };
     failing = false;
+    lastFailure = null;
     loads++;
     lastLoadMs = Math.round(performance.now() - t0);
     log.info({ index, cards: catalog.size, names: catalog.names, ms: lastLoadMs }, 'suggestion catalog read');
@@ -145,7 +147,10 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
           await readAll();
         } catch (err) {
           if (stopped) break;
-          log.warn({ err: (err as Error).message }, 'suggestion catalog read failed; trying again in 5 s');
+          // Warned once per kind of failure (an API started before its index retries every 5 s).
+          const message = (err as Error).message;
+          (message === lastFailure ? log.debug.bind(log) : log.warn.bind(log))({ err: message }, 'suggestion catalog read failed; trying again in 5 s');
+          lastFailure = message;
           await new Promise<void>((r) => {
             const timer = setTimeout(r, 5_000);
             wakeRetry = () => {
