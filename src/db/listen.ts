@@ -14,6 +14,8 @@ export interface ListenHooks {
   onListening?: () => void;
   /** The connection dropped: notifications until the next onListening are lost. */
   onLost?: () => void;
+  /** The connection's application_name (who listens, in pg_stat_activity). */
+  applicationName?: string;
 }
 
 /**
@@ -31,7 +33,10 @@ export function listen(
   let closed = false;
   const start = () => {
     if (closed) return;
-    const sub = createSubscriber({ connectionString: databaseUrl }, { parse: (s: string) => s, retryTimeout: 60_000 });
+    const sub = createSubscriber(
+      { connectionString: databaseUrl, ...(hooks.applicationName ? { application_name: hooks.applicationName } : {}) },
+      { parse: (s: string) => s, retryTimeout: 60_000 },
+    );
     current = sub;
     let listening = false;
     sub.notifications.on(channel, (payload: string) => onWake(payload));

@@ -230,6 +230,7 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
   }
 
   const subscriber = listen(deps.databaseUrl, CARD_NOTICES, log, onNotice, {
+    applicationName: 'suggest-catalog',
     onListening: () => {
       listening = true;
       reload('listening for card notices');

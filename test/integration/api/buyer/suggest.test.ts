@@ -220,7 +220,7 @@ describe('the catalog when its listener drops', () => {
     const before = catalog.status().loads;
     // Cut the catalog's LISTEN connection, and change a name while nobody listens.
     const cut = await ctx.pool.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN %cards_written%'`,
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'suggest-catalog'`,
     );
     expect(cut.rowCount).toBe(1);
     await ctx.pool.query(`UPDATE products SET name = 'Charmeleon Prime' WHERE product_id = 204`);
