@@ -2,7 +2,7 @@ import { FACETS, type Facets, type SearchQuery } from '../../contract/buyer.js';
 import type { CardDoc } from '../documents/model.js';
 import { bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses } from './filters.js';
 import { sellerFacetValue } from './search-result.js';
-import type { UnpricedPage } from './from-prices.js';
+import type { UnpricedPage } from './search-result.js';
 
 // GET /search over product cards (one document per product with a shown offer; see
 // docs/search-design.md). Without an offer-level filter every shown offer of a product matches,

@@ -1,20 +1,14 @@
 import type { SearchItem, SearchQuery } from '../../contract/buyer.js';
 import { pricedItem } from '../documents/builders.js';
-import type { CardItem } from '../documents/model.js';
 import { DIMS, type Dim } from '../documents/offer-groups.js';
 import { anyOf, bool, shownOffers, type Clause } from './filters.js';
 import { offerSelections } from './offer-search.js';
-import type { SearchPage } from './search-result.js';
+import type { SearchPage, UnpricedPage } from './search-result.js';
 
 // A search item's fromPrice, read from the offers of the page's products. Cards hold no prices
 // (model.ts CardItem): a repricing then rewrites offers only, never the cards (docs/indexing.md).
 // The lowest price of a product's matching (sku, store) groups is the lowest price of its shown
 // offers that match the offer-level selections, which are fields of each offer as of its card's.
-
-/** A page of cards before their prices: items without fromPrice. */
-export interface UnpricedPage extends Omit<SearchPage, 'items'> {
-  items: CardItem[];
-}
 
 /** The offer document's field per offer-level dimension (the card's folded fields carry the same names). */
 const OFFER_FIELD: Record<Dim, string> = { c: 'condition', l: 'language', f: 'finish', m: 'checkoutMode', s: 'sellerCode' };

@@ -4,7 +4,7 @@ import type { CardDoc } from '../documents/model.js';
 import { comboField, DIMS, MAX_COMBO, SEP, type CardGroup, type Dim } from '../documents/offer-groups.js';
 import { anyOf, bool, FACET_FIELD, FACET_SIZE, facetClausesExcept, searchClauses, type Clause } from './filters.js';
 import { sellerFacetValue } from './search-result.js';
-import type { UnpricedPage } from './from-prices.js';
+import type { UnpricedPage } from './search-result.js';
 
 // GET /search with an offer-level filter (condition, language, finish, sellerCode, checkoutMode),
 // over product cards like the card path (docs/search-design.md, "Offer-level filters"): the same

@@ -1,10 +1,16 @@
 import type { Facets, SearchItem } from '../../contract/buyer.js';
+import type { CardItem } from '../documents/model.js';
 
 export interface SearchPage {
   items: SearchItem[];
   facets: Facets;
   /** Sort key of the last item when another page exists. */
   nextAfter: string | null;
+}
+
+/** A page of cards before their prices (from-prices.ts adds them): items without fromPrice. */
+export interface UnpricedPage extends Omit<SearchPage, 'items'> {
+  items: CardItem[];
 }
 
 /** A seller facet bucket: its key is sellerCode + U+0000 + storeName (ties order by sellerCode). */
