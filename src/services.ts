@@ -8,7 +8,13 @@ import { createBuyerService, type BuyerService, type BuyerServiceOptions } from 
 import { createDegradedMode, type DegradedMode } from './search/degraded/mode.js';
 import type { DegradedOverrides } from './search/degraded/options.js';
 import { createWarmer, type Warmer, type WarmerOptions } from './search/degraded/warmer.js';
-import { liveCatalog, registerLiveCatalogMetrics, type LiveCatalog, type LiveCatalogOptions } from './search/suggest/live-catalog.js';
+import {
+  DEFAULT_LIVE_CATALOG,
+  liveCatalog,
+  registerLiveCatalogMetrics,
+  type LiveCatalog,
+  type LiveCatalogOptions,
+} from './search/suggest/live-catalog.js';
 
 // The long-lived services of the API process, built once here and passed explicitly to whatever
 // uses them (routes, health, benches, tests). A plain object: a new part (orders, the webhook
@@ -95,7 +101,7 @@ export function createServices(infra: Infra, overrides: ServiceOverrides = {}): 
       ? null
       : liveCatalog(
           { es: infra.es, alias: infra.index.alias, databaseUrl: env.DATABASE_URL, logger: infra.logger },
-          { reloadMs: env.SUGGEST_CATALOG_RELOAD_MS, aliasCheckMs: 2_000, applyEveryMs: 100, ...overrides.suggestCatalog },
+          { ...DEFAULT_LIVE_CATALOG, reloadMs: env.SUGGEST_CATALOG_RELOAD_MS, ...overrides.suggestCatalog },
         );
   if (suggestCatalog !== null) registerLiveCatalogMetrics(registry, suggestCatalog);
   return {

@@ -1,10 +1,9 @@
 import type { SuggestQuery, Suggestions } from '../../contract/buyer.js';
 import { fold, terms } from '../text.js';
-import type { TermMatch } from './typos.js';
 import { COUNTED_NAMES, suggestionsOf } from '../queries/suggest.js';
 import { rankNames } from './match.js';
 import { cardTable } from './card-table.js';
-import { termsWithin, termTrie, type TermTrie } from './term-trie.js';
+import { candidateNames, termTrie, type TermTrie } from './term-trie.js';
 
 // The product cards as far as suggestions need them -- name, category, the sellers showing an
 // offer -- held in the API's memory (live-catalog.ts keeps it in step with the index), so a
@@ -113,35 +112,15 @@ export function cardCatalog(cards: Iterable<CatalogCard> = []): CardCatalog {
 
     // 1. The names having, for each query term, a term within its budget (the last: through a prefix).
     trie ??= termTrie(byTerm.keys());
-    let candidates: Set<number> | null = null;
-    // What the walk found of each typed term against each name term: matchName asks it again per name.
-    const found = new Map<string, Map<string, TermMatch>>();
-    for (const [k, typed] of qTerms.entries()) {
-      const having = new Set<number>();
-      const seen = found.get(typed) ?? new Map<string, TermMatch>();
-      found.set(typed, seen);
-      for (const hit of termsWithin(trie, typed, k === qTerms.length - 1)) {
-        const term = trie.terms[hit.term]!;
-        if (!seen.has(term) || hit.prefix !== null) seen.set(term, { whole: hit.whole, prefix: hit.prefix });
-        for (const id of byTerm.get(term)!) if (candidates === null || candidates.has(id)) having.add(id);
-      }
-      candidates = having;
-      if (candidates.size === 0) break;
-    }
+    const { names: candidates, match } = candidateNames(trie, qTerms, (term) => byTerm.get(term)!);
     // 2. Their cards in scope; a name with none is never suggested.
     const own = new Map<string, number>();
-    for (const id of candidates!) {
+    for (const id of candidates) {
       const n = cardsOf(id);
       if (n > 0) own.set(names[id]!.text, n);
     }
     // 3. Ranked by the rule (match.ts), the best counted as /search would list them.
-    const none: TermMatch = { whole: null, prefix: null };
-    const ranked = rankNames(
-      qTerms,
-      own,
-      (text) => names[nameIds.get(text)!]!,
-      (typed, term) => found.get(typed)?.get(term) ?? none,
-    );
+    const ranked = rankNames(qTerms, own, (text) => names[nameIds.get(text)!]!, match);
     const toCount = ranked.slice(0, COUNTED_NAMES);
     return suggestionsOf(
       q,

@@ -1,6 +1,6 @@
 import { terms } from '../text.js';
 import { matchName } from './match.js';
-import { pairBudget, termMatch } from './typos.js';
+import { candidateNames, termTrie, type TermTrie } from './term-trie.js';
 
 // The catalog's distinct names held in memory for the suggestion fallback (Degraded Mode): the
 // names matching a query are found through their distinct folded terms (a few thousand, where
@@ -15,6 +15,8 @@ export interface NameCatalog {
   readonly byTerm: ReadonlyMap<string, readonly number[]>;
   /** Products over all names. */
   readonly products: number;
+  /** The distinct terms, walked for the terms within a query term's budget. */
+  readonly trie: TermTrie;
 }
 
 export function nameCatalog(rows: readonly { name: string; productIds: readonly number[] }[]): NameCatalog {
@@ -28,42 +30,12 @@ export function nameCatalog(rows: readonly { name: string; productIds: readonly 
       else byTerm.set(t, [i]);
     }
   }
-  return { names: rows.map((r) => r.name), productIds: rows.map((r) => r.productIds), byTerm, products };
+  return { names: rows.map((r) => r.name), productIds: rows.map((r) => r.productIds), byTerm, products, trie: termTrie(byTerm.keys()) };
 }
 
-/** `typed` is within budget of the whole term `t` (a shorter or longer term by more than the budget never is). */
-function wordWithin(typed: string, typedLength: number, t: string): boolean {
-  if (typed === t) return true;
-  const length = Array.from(t).length;
-  if (Math.abs(length - typedLength) > pairBudget(typedLength, length)) return false;
-  return termMatch(typed, t).whole !== null;
-}
-
-/** `typed` is within budget of a prefix of `t` (t shorter than the typed term by more than 2 never is). */
-function prefixWithin(typed: string, typedLength: number, t: string): boolean {
-  if (t.startsWith(typed)) return true;
-  if (Array.from(t).length < typedLength - 2) return false;
-  return termMatch(typed, t).prefix !== null;
-}
-
-/**
- * The indexes of the names matchName accepts for the query's terms: the names having, for every
- * query term but the last, a term within budget of it, and for the last a term it is within
- * budget of a prefix of (a necessary condition, read off the distinct terms), then matchName.
- */
+/** The indexes of the names matchName accepts for the query's terms, found through the term trie. */
 export function matchingNames(catalog: NameCatalog, queryTerms: readonly string[]): number[] {
   if (queryTerms.length === 0) return [];
-  let candidates: Set<number> | null = null;
-  for (const [k, q] of queryTerms.entries()) {
-    const last = k === queryTerms.length - 1;
-    const length = Array.from(q).length;
-    const having = new Set<number>();
-    for (const [t, names] of catalog.byTerm) {
-      if (!(last ? prefixWithin(q, length, t) : wordWithin(q, length, t))) continue;
-      for (const i of names) if (candidates === null || candidates.has(i)) having.add(i);
-    }
-    candidates = having;
-    if (candidates.size === 0) return [];
-  }
-  return [...candidates!].filter((i) => matchName(queryTerms, terms(catalog.names[i]!)) !== null).sort((a, b) => a - b);
+  const { names, match } = candidateNames(catalog.trie, queryTerms, (term) => catalog.byTerm.get(term)!);
+  return [...names].filter((i) => matchName(queryTerms, terms(catalog.names[i]!), match) !== null).sort((a, b) => a - b);
 }

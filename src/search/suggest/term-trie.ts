@@ -1,4 +1,5 @@
-import { pairBudget, queryFuzziness } from './typos.js';
+import type { TermMatcher } from './match.js';
+import { pairBudget, queryFuzziness, type TermMatch } from './typos.js';
 
 // The distinct name terms as a trie, walked with one column of the alignment table per node (the
 // distance of each prefix of the typed term to the node's prefix), so a typed term finds every term
@@ -91,4 +92,32 @@ export function termsWithin(trie: TermTrie, typed: string, asLast: boolean): Ter
   };
   visit(trie.root, 0, first, null, '', null);
   return out;
+}
+
+/**
+ * The names having, for every query term, a term within its budget (the last through a prefix):
+ * a necessary condition matchName then confirms, with `match` answering matchName from what the
+ * walk found (no alignment table per name term). `namesOf`: the names having a term.
+ */
+export function candidateNames(
+  trie: TermTrie,
+  queryTerms: readonly string[],
+  namesOf: (term: string) => Iterable<number>,
+): { names: Set<number>; match: TermMatcher } {
+  const found = new Map<string, Map<string, TermMatch>>();
+  let names: Set<number> | null = null;
+  for (const [k, typed] of queryTerms.entries()) {
+    const having = new Set<number>();
+    const seen = found.get(typed) ?? new Map<string, TermMatch>();
+    found.set(typed, seen);
+    for (const hit of termsWithin(trie, typed, k === queryTerms.length - 1)) {
+      const term = trie.terms[hit.term]!;
+      if (!seen.has(term) || hit.prefix !== null) seen.set(term, { whole: hit.whole, prefix: hit.prefix });
+      for (const id of namesOf(term)) if (names === null || names.has(id)) having.add(id);
+    }
+    names = having;
+    if (names.size === 0) break;
+  }
+  const none: TermMatch = { whole: null, prefix: null };
+  return { names: names ?? new Set(), match: (typed, term) => found.get(typed)?.get(term) ?? none };
 }
