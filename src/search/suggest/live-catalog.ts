@@ -173,7 +173,12 @@ export function liveCatalog(deps: LiveCatalogDeps, opts: LiveCatalogOptions = DE
   /** 2. The noticed cards, read again by id. */
   async function applyNoticed(): Promise<void> {
     if (held === null || pending.size === 0) return;
-    const ids = [...pending].slice(0, MGET_CARDS);
+    // The first MGET_CARDS without copying the rest (a vacation can notice a hundred thousand).
+    const ids: number[] = [];
+    for (const id of pending) {
+      if (ids.length === MGET_CARDS) break;
+      ids.push(id);
+    }
     for (const id of ids) pending.delete(id);
     const into = held;
     try {
