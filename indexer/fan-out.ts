@@ -21,7 +21,7 @@ export async function fanOut(db: Pool | PoolClient, rows: FeedRow[]): Promise<Ta
   for (const r of rows) {
     switch (r.entity) {
       case 'listing':
-        addPair(t, { sellerId: r.k1!, skuId: r.k2! });
+        addPair(t, { sellerId: r.k1!, skuId: r.k2! }, r.offerOnly);
         break;
       case 'seller':
         if (r.ktext === SELLER_STATS) t.sellerDocs.add(r.k1!);

@@ -7,6 +7,8 @@ import type { Chunk } from './facts.js';
 /** The set of documents one batch must recompute; a Set/Map so repeated changes coalesce. */
 export interface Targets {
   pairs: Map<string, Pair>;
+  /** Pairs of `pairs` whose every change was offer-only (a repricing): their cards cannot have changed. */
+  offerOnly: Set<string>;
   variants: Set<number>;
   products: Set<number>;
   skus: Set<number>;
@@ -19,19 +21,39 @@ export interface Targets {
 }
 
 export function emptyTargets(): Targets {
-  return { pairs: new Map(), variants: new Set(), products: new Set(), skus: new Set(), sellers: new Set(), sellerDocs: new Set(), allNative: false };
+  return {
+    pairs: new Map(),
+    offerOnly: new Set(),
+    variants: new Set(),
+    products: new Set(),
+    skus: new Set(),
+    sellers: new Set(),
+    sellerDocs: new Set(),
+    allNative: false,
+  };
 }
 
 const pairKey = (p: Pair) => `${p.sellerId}:${p.skuId}`;
 
-export function addPair(t: Targets, p: Pair): void {
-  t.pairs.set(pairKey(p), p);
+/** A pair to recompute; `offerOnly` when this change cannot have changed its cards. One change that can makes it count for its cards. */
+export function addPair(t: Targets, p: Pair, offerOnly = false): void {
+  const key = pairKey(p);
+  if (!offerOnly) t.offerOnly.delete(key);
+  else if (!t.pairs.has(key)) t.offerOnly.add(key);
+  t.pairs.set(key, p);
+}
+
+/** The chunk's offers whose cards come along: all (undefined) unless some of its pairs changed only their offers. */
+function cardScopeOf(t: Targets, pairs: readonly Pair[]): Set<string> | undefined {
+  if (!pairs.some((p) => t.offerOnly.has(pairKey(p)))) return undefined;
+  return new Set(pairs.filter((p) => !t.offerOnly.has(pairKey(p))).map((p) => docId.native(p.sellerId, p.skuId)));
 }
 
 /**
  * The targets in chunks of at most `size` keys of one kind. The platform switch pages through every
  * listing; the switch itself changes no card, so those pages bring cards only for the pairs that
- * also changed (taken out of `t.pairs` as their page passes).
+ * also changed (taken out of `t.pairs` as their page passes). Offer-only pairs bring no cards:
+ * their offers are rewritten without reading the index (facts.ts).
  */
 export async function* targetChunks(db: Pool | PoolClient, t: Targets, size = CHUNK): AsyncGenerator<Chunk> {
   if (t.allNative) {
@@ -40,7 +62,10 @@ export async function* targetChunks(db: Pool | PoolClient, t: Targets, size = CH
       const page = await pairsPage(db, after, size);
       if (page.length === 0) break;
       const changed = new Set<string>();
-      for (const p of page) if (t.pairs.delete(pairKey(p))) changed.add(docId.native(p.sellerId, p.skuId));
+      for (const p of page) {
+        const key = pairKey(p);
+        if (t.pairs.delete(key) && !t.offerOnly.has(key)) changed.add(docId.native(p.sellerId, p.skuId));
+      }
       yield { kind: 'native', pairs: page, cardScope: changed };
       after = page[page.length - 1]!;
     }
@@ -48,7 +73,10 @@ export async function* targetChunks(db: Pool | PoolClient, t: Targets, size = CH
   // By sku: the skus of one product are neighbours, so its offers share a chunk and its card is
   // written once per batch rather than once per chunk that has one of them.
   const pairs = [...t.pairs.values()].sort((a, b) => a.skuId - b.skuId || a.sellerId - b.sellerId);
-  for (const chunk of chunks(pairs, size)) yield { kind: 'native', pairs: chunk };
+  for (const chunk of chunks(pairs, size)) {
+    const cardScope = cardScopeOf(t, chunk);
+    yield cardScope ? { kind: 'native', pairs: chunk, cardScope } : { kind: 'native', pairs: chunk };
+  }
   for (const variantIds of chunks([...t.variants], size)) yield { kind: 'handoff', variantIds };
   for (const productIds of chunks([...t.products], size)) yield { kind: 'product', productIds };
   for (const skuIds of chunks([...t.skus], size)) yield { kind: 'sku', skuIds };

@@ -12,6 +12,8 @@ export interface FeedRow {
   k1: number | null;
   k2: number | null;
   ktext: string | null;
+  /** A listing update that changed its offer document and no card (a repricing): the migration's capture_listing_updates says which. */
+  offerOnly: boolean;
   createdAt: Date;
 }
 
@@ -20,7 +22,7 @@ export async function readFeed(db: Db, after: Position, limit: number): Promise<
   const { rows } = await db.query(
     // The text form gets its own name: ORDER BY prefers output names, and xids ordered as text
     // ('1000' < '999') would let LIMIT cut rows below the new checkpoint.
-    `SELECT f.id, f.xid::text AS xid_text, f.entity, f.k1, f.k2, f.ktext, f.created_at
+    `SELECT f.id, f.xid::text AS xid_text, f.entity, f.k1, f.k2, f.ktext, f.offer_only, f.created_at
        FROM change_feed f
       WHERE (f.xid, f.id) > ($1::xid8, $2::bigint) AND f.xid < $3::xid8
       ORDER BY f.xid, f.id
@@ -34,6 +36,7 @@ export async function readFeed(db: Db, after: Position, limit: number): Promise<
     k1: r.k1,
     k2: r.k2,
     ktext: r.ktext,
+    offerOnly: r.offer_only,
     createdAt: r.created_at,
   }));
 }
@@ -75,7 +78,7 @@ export async function readFeedAside(
        SELECT s.*, NOT (${SELLER_ROWS} AND k1 = ANY($5::bigint[])) AS taken,
               row_number() OVER (ORDER BY s.xid DESC, s.id DESC) AS from_end
          FROM scanned s)
-     SELECT id, xid::text AS xid_text, entity, k1, k2, ktext, created_at, taken
+     SELECT id, xid::text AS xid_text, entity, k1, k2, ktext, offer_only, created_at, taken
        FROM marked WHERE taken OR from_end = 1
       ORDER BY xid, id`,
     [after.xid, after.id, guard, scan, aside],
@@ -91,7 +94,16 @@ export async function readFeedAside(
       scanned = { xid: end.xid, id: end.id };
       break;
     }
-    taken.push({ id: Number(r.id), xid: r.xid_text, entity: r.entity, k1: r.k1, k2: r.k2, ktext: r.ktext, createdAt: r.created_at });
+    taken.push({
+      id: Number(r.id),
+      xid: r.xid_text,
+      entity: r.entity,
+      k1: r.k1,
+      k2: r.k2,
+      ktext: r.ktext,
+      offerOnly: r.offer_only,
+      createdAt: r.created_at,
+    });
   }
   return { rows: taken, scanned };
 }

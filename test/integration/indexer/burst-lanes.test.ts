@@ -73,8 +73,12 @@ function start(extra: Partial<LiveIndexerOptions> = {}): Promise<LiveIndexer> {
   });
 }
 
-/** Reprices every listing of the burst seller, `per` listings a transaction; returns the new price of each sku. */
-async function reprice(pool: Pool, round: number, per = 500): Promise<Map<number, number>> {
+/**
+ * Reprices every listing of the burst seller, `per` listings a transaction; returns the new price of
+ * each sku. `restock` changes each one's stock too: a change whose cards are read and tested, not
+ * an offer-only one (which drains too fast here to be overtaken).
+ */
+async function reprice(pool: Pool, round: number, { per = 500, restock = false } = {}): Promise<Map<number, number>> {
   const { rows } = await pool.query<{ sku_id: number }>(
     `SELECT sku_id FROM listings WHERE seller_id = $1 AND match_status = 'matched' AND deleted_at IS NULL ORDER BY sku_id`,
     [BURST_SELLER],
@@ -82,7 +86,8 @@ async function reprice(pool: Pool, round: number, per = 500): Promise<Map<number
   const prices = new Map<number, number>();
   for (let i = 0; i < rows.length; i += per) {
     const skus = rows.slice(i, i + per).map((r) => r.sku_id);
-    await pool.query(`UPDATE listings SET price = 1000 * $3::int + sku_id % 997 WHERE seller_id = $1 AND sku_id = ANY($2::int[])`, [
+    const stock = restock ? ', quantity = quantity + 1' : '';
+    await pool.query(`UPDATE listings SET price = 1000 * $3::int + sku_id % 997${stock} WHERE seller_id = $1 AND sku_id = ANY($2::int[])`, [
       BURST_SELLER,
       skus,
       round,
@@ -135,9 +140,10 @@ describe('a burst beside small changes', () => {
     await indexer.stop();
     indexer = undefined;
 
-    // The burst: every listing of one seller repriced twice (a listing changed twice inside it),
-    // then single changes of other sellers, each committed after the whole burst.
-    await reprice(ctx.pool, 1);
+    // The burst: every listing of one seller restocked and repriced, then repriced again (a
+    // listing changed twice inside it), then single changes of other sellers, each committed
+    // after the whole burst.
+    await reprice(ctx.pool, 1, { restock: true });
     const last = await reprice(ctx.pool, 2);
     const singles = await singleChanges(ctx.pool, 40_000);
     const burstIds = [...last.keys()].map((sku) => docId.native(BURST_SELLER, sku));
@@ -180,7 +186,7 @@ describe('a burst beside small changes', () => {
     await caughtUp(ctx.pool, 'live', 120_000);
     const writes = (async () => {
       for (let round = 3; round < 7; round++) {
-        await reprice(ctx.pool, round, 300);
+        await reprice(ctx.pool, round, { per: 300, restock: round % 2 === 0 });
         await singleChanges(ctx.pool, 50_000 + round * 10);
       }
     })();

@@ -123,6 +123,39 @@ describe('change feed triggers', () => {
     expect(await feedOf('DELETE FROM listings WHERE seller_id = 7 AND sku_id = 10')).toEqual([key('listing', 7, 10)]);
   });
 
+  it('a listing update that changes its offer and no card (price, reference) is marked offer-only; stock, deletion, match and key moves are not', async () => {
+    /** Runs SQL, returns its listing rows as `seller:sku` -> offer_only. */
+    async function offerOnly(sql: string): Promise<Record<string, boolean>> {
+      await ctx.pool.query(sql);
+      const { rows } = await ctx.pool.query<{ id: number; k1: number; k2: number; offer_only: boolean }>(
+        `SELECT id, k1, k2, offer_only FROM change_feed WHERE id > $1 AND entity = 'listing'`,
+        [last],
+      );
+      const { rows: max } = await ctx.pool.query<{ id: number | null }>('SELECT max(id)::int AS id FROM change_feed');
+      last = max[0]!.id ?? last;
+      return Object.fromEntries(rows.map((r) => [`${r.k1}:${r.k2}`, r.offer_only]));
+    }
+    expect(
+      await offerOnly(`INSERT INTO listings (seller_id, sku_id, product_id, price, quantity, match_status)
+                       VALUES (7, 20, 1, 100, 2, 'matched'), (7, 21, 1, 100, 2, 'matched'), (7, 22, 1, 100, 0, 'matched')`),
+    ).toEqual({ '7:20': false, '7:21': false, '7:22': false });
+    expect(await offerOnly(`UPDATE listings SET price = price + 1, external_ref = 'r', as_of = now() WHERE seller_id = 7 AND sku_id >= 20`)).toEqual({
+      '7:20': true,
+      '7:21': true,
+      '7:22': true,
+    });
+    // One statement, each row on its own: the repriced one stays offer-only.
+    expect(await offerOnly(`UPDATE listings SET price = 90, quantity = CASE sku_id WHEN 21 THEN 0 ELSE quantity END WHERE seller_id = 7 AND sku_id IN (20, 21)`)).toEqual({
+      '7:20': true,
+      '7:21': false,
+    });
+    expect(await offerOnly(`UPDATE listings SET match_status = 'unmatched' WHERE seller_id = 7 AND sku_id = 20`)).toEqual({ '7:20': false });
+    expect(await offerOnly(`UPDATE listings SET deleted_at = now() WHERE seller_id = 7 AND sku_id = 20`)).toEqual({ '7:20': false });
+    expect(await offerOnly(`UPDATE listings SET product_id = 2 WHERE seller_id = 7 AND sku_id = 21`)).toEqual({ '7:21': false });
+    expect(await offerOnly(`UPDATE listings SET sku_id = 23 WHERE seller_id = 7 AND sku_id = 22`)).toEqual({ '7:22': false, '7:23': false });
+    expect(await offerOnly(`DELETE FROM listings WHERE seller_id = 7 AND sku_id >= 20`)).toEqual({ '7:20': false, '7:21': false, '7:23': false });
+  });
+
   it('holds are keyed like the listing they reserve', async () => {
     await feedOf("INSERT INTO orders (order_id, seller_id) VALUES ('ord_1', 7)");
     expect(await feedOf("INSERT INTO holds VALUES ('ord_1', 7, 10, 1)")).toEqual([key('listing', 7, 10)]);
