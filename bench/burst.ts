@@ -1,11 +1,12 @@
 // One seller's burst beside everyone else's small changes (npm run bench:burst -- [--listings 200000]
-//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--rounds 1] [--keep]).
+//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--rounds 1] [--seller-api] [--keep]).
 //
 // One run, one machine, one sample:
 //  1. rebuild(): a full build of the sample into a fresh alias, timed: listings/s, the yardstick.
 //  2. The live indexer (`indexer/main.ts`, a child process) follows the change feed on that alias,
-//     with the API in this process (all routes). For 30 s one buyer searches (p99 "before": ~500
-//     searches, so the p99 is not one slow search of ~170).
+//     with the API (`src/main.ts`, all routes) and one buyer (bench/buyer-loop.ts) as child
+//     processes too. For 30 s the buyer searches alone (p99 "before": ~500 searches, so the p99
+//     is not one slow search of ~170).
 //  3. The burst: the platform seller with the most live listings reprices every one of them through
 //     POST /listings/bulk, 1,000 items a call, 4 calls at once. Meanwhile a second writer commits
 //     `rate` price changes a second of other sellers' listings (each followed to visibility through
@@ -18,8 +19,8 @@
 //     through _search) after its first write; the live drain rate (listings / that time) against
 //     the rebuild's listings/s; the other sellers' commit-to-visible p50/p99 during the burst;
 //     buyer search p99 before and during; and no loss: every changed listing equals PostgreSQL.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -27,9 +28,6 @@ import { createPool } from '../src/db/pool.js';
 import { createEsClient } from '../src/es/client.js';
 import { indexNames } from '../src/es/index-names.js';
 import { createLogger } from '../src/lib/logger.js';
-import { createApp } from '../src/api/app.js';
-import { routeModules } from '../src/api/routes/index.js';
-import { createServices } from '../src/services.js';
 import { issueApiKey } from '../src/db/api-keys.js';
 import { docId } from '../src/search/documents/model.js';
 import { rebuild } from '../indexer/rebuild.js';
@@ -50,6 +48,7 @@ const { values } = parseArgs({
     'kill-every': { type: 'string', default: '8' },
     rounds: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
+    'seller-api': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => console.log(`[bench:burst] ${m}`);
@@ -65,12 +64,11 @@ const CALLS_AT_ONCE = 4;
 const VISIBLE_HEAD = 5000;
 
 const world = await openWorld({ tag: 'burst', db: values.db, listings: Number(values.listings), seed: Number(values.seed), log });
-const env = { ...world.env, RATE_LIMIT_SELLER_PER_MIN: 1_000_000, LOG_LEVEL: 'silent' as const };
+const env = world.env;
 const prefix = `bench-${randomBytes(3).toString('hex')}`;
 const index = indexNames(prefix);
 const pool = createPool(env.DATABASE_URL, 8);
 pool.on('error', (err) => console.error(`idle database client error: ${err.message}`));
-const authPool = createPool(env.DATABASE_URL, 3);
 const es = createEsClient(env.ELASTICSEARCH_URL, 120_000);
 const summary: string[] = [];
 const say = (m: string) => {
@@ -88,6 +86,8 @@ const big = top[0]!;
 const { rows: totalRows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM listings WHERE deleted_at IS NULL`);
 const totalListings = totalRows[0]!.n;
 
+/** The API and the buyer, stopped at the end whatever happens. */
+const children: ChildProcess[] = [];
 const indexer = { child: null as ReturnType<typeof spawnIndexer>['child'] | null };
 const batches: IndexerBatch[] = [];
 const startIndexer = () => {
@@ -104,6 +104,39 @@ const stopIndexer = async (signal: NodeJS.Signals) => {
   await exited;
 };
 
+/** An API process (`src/main.ts`, all routes) on the bench's index; its base URL once its suggestion catalog is current. */
+async function startApi(): Promise<string> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const base = `http://127.0.0.1:${port}`;
+  const api = spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: env.DATABASE_URL,
+      ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
+      INDEX_PREFIX: prefix,
+      PORT: String(port),
+      RATE_LIMIT_SELLER_PER_MIN: '1000000',
+      RATE_LIMIT_PUBLIC_PER_MIN: '1000000000',
+      DEGRADED_WARM_ENABLED: 'false',
+      // /metrics on the API's port: the bench reads whether the suggestion catalog is current.
+      HEALTH_DETAILS: 'true',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(api);
+  for (const t0 = Date.now(); ; await sleep(500)) {
+    const metrics = await fetch(`${base}/metrics`).then(
+      (r) => r.text(),
+      () => '',
+    );
+    if (/suggest_catalog_state\{state="current"\} 1/.test(metrics) || (metrics !== '' && process.env.SUGGEST_CATALOG === 'false')) return base;
+    if (api.exitCode !== null) throw new Error(`the API exited with ${api.exitCode}`);
+    if (Date.now() - t0 > 300_000) throw new Error('the API (and its suggestion catalog) did not become ready');
+  }
+}
+
 try {
   // ---- 1. the rebuild, the yardstick ----
   // A reused database keeps the live checkpoint of an earlier run (with whatever it left behind):
@@ -118,33 +151,34 @@ try {
   // ---- 2. the live indexer, the API, a buyer ----
   startIndexer();
   const { key } = await issueApiKey(pool, big.seller_code, 'bench burst');
-  const infra = { env, pool, authPool, es, index, logger: createLogger('silent') };
-  const services = createServices(infra, { warm: { enabled: false } });
-  const server = createApp({ ...infra, services }, routeModules).listen(0);
-  await new Promise((ok) => server.once('listening', ok));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  // As a running API: its suggestion catalog read before the buyer is measured.
-  await services.suggestCatalog?.ready(300_000);
+  // The API and the buyer as they run: processes of their own, not this one, whose pollers would
+  // delay the API's event loop and the buyer's reads. With --seller-api the seller's calls go to
+  // a second API process (the integration API deployed apart from the storefront's).
+  const base = await startApi();
+  const sellerBase = values['seller-api'] ? await startApi() : base;
   await sleep(3000);
 
+  // Each search: its start (this process's performance.now()) and how long it took.
   const searches: { at: number; ms: number }[] = [];
-  let buyerOn = true;
-  const words = ['dragon', 'shadow', 'knight', 'fire', 'angel', 'storm', 'goblin', 'sword'];
-  const buyer = (async () => {
-    for (let i = 0; buyerOn; i++) {
-      const s = performance.now();
-      const res = await fetch(`${base}/search?keyword=${words[i % words.length]}`);
-      await res.arrayBuffer();
-      searches.push({ at: s, ms: performance.now() - s });
-      await sleep(50);
+  const buyer = spawn(process.execPath, ['--import', 'tsx', 'bench/buyer-loop.ts', base], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(buyer);
+  let buyerOut = '';
+  buyer.stdout!.on('data', (d: Buffer) => {
+    buyerOut += d.toString();
+    let nl: number;
+    while ((nl = buyerOut.indexOf('\n')) >= 0) {
+      const [at, ms] = buyerOut.slice(0, nl).split(' ').map(Number);
+      buyerOut = buyerOut.slice(nl + 1);
+      searches.push({ at: at! - performance.timeOrigin, ms: ms! });
     }
-  })();
+  });
+  const buyerDone = new Promise((r) => buyer.once('exit', r));
   for (let round = 1; round <= ROUNDS; round++) {
     say(`round ${round} of ${ROUNDS}${round === ROUNDS && KILLS > 0 ? ` (${KILLS} SIGKILLs)` : ''}`);
     await burstRound(round === ROUNDS ? KILLS : 0);
   }
-  buyerOn = false;
-  await buyer;
+  buyer.kill('SIGTERM');
+  await buyerDone;
 
   /** One burst beside other sellers' writes and the buyer, after BUYER_ALONE_MS of the buyer alone; its figures. */
   async function burstRound(killCount: number): Promise<void> {
@@ -186,7 +220,7 @@ try {
       Array.from({ length: CALLS_AT_ONCE }, async () => {
         while (next < calls.length) {
           const skus = calls[next++]!;
-          const res = await fetch(`${base}/listings/bulk`, {
+          const res = await fetch(`${sellerBase}/listings/bulk`, {
             method: 'POST',
             headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
             body: JSON.stringify({ items: skus.map((skuId) => ({ op: 'upsert', skuId, price: newPrice.get(skuId) })) }),
@@ -263,6 +297,13 @@ try {
       `buyer search p99: before ${p99(before).toFixed(0)} ms (${before.length}), during ${p99(during).toFixed(0)} ms (${during.length}) = ` +
         `${(p99(during) / p99(before)).toFixed(2)}x (target <= 1.5x)`,
     );
+    // Which part of the burst slows the buyer: the API taking the bulk calls (the indexer draining
+    // meanwhile), or the indexer's drain alone after the last call.
+    const committedAt = burstStart + writtenS * 1000;
+    const whileWriting = during.filter((s) => s.at < committedAt);
+    const afterWriting = during.filter((s) => s.at >= committedAt);
+    const part = (xs: { ms: number }[]) => (xs.length === 0 ? 'none' : `p99 ${p99(xs).toFixed(0)} ms (${xs.length})`);
+    say(`buyer search while the API takes the burst: ${part(whileWriting)}; after, while the indexer drains: ${part(afterWriting)}`);
     // No loss: every listing of the burst equals PostgreSQL (the other sellers' are in lagLine).
     const { rows: now } = await pool.query<{ sku_id: number; price: number }>(
       `SELECT sku_id, price FROM listings WHERE seller_id = $1 AND deleted_at IS NULL AND match_status = 'matched'`,
@@ -274,12 +315,11 @@ try {
       `no loss: ${ids.length - lost} of ${ids.length} burst listings and ${o.checked - o.differ} of ${o.checked} other changed listings equal PostgreSQL; ${killCount} SIGKILLs`,
     );
   }
-  await new Promise((ok) => server.close(ok));
-  await services.stop();
 } finally {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
   await stopIndexer('SIGTERM');
   await es.indices.delete({ index: `${prefix}*` }, { ignore: [404] }).catch(() => undefined);
-  await Promise.allSettled([pool.end(), authPool.end()]);
+  await pool.end().catch(() => undefined);
   await es.close();
   if (world.created && !values.keep) await world.drop();
   console.log(`\n${summary.join('\n')}`);
