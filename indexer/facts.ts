@@ -37,10 +37,18 @@ export type Chunk =
   | {
       kind: 'native';
       pairs: Pair[];
-      /** The offers whose cards come along (all when absent): the platform switch's pages narrow it to the pairs that also changed. */
+      /**
+       * The offers whose cards come along (all when absent): the platform switch's pages narrow it
+       * to the pairs that also changed, and offer-only changes (a repricing) leave theirs out.
+       */
       cardScope?: ReadonlySet<string>;
     }
-  | { kind: 'handoff'; variantIds: number[] }
+  | {
+      kind: 'handoff';
+      variantIds: number[];
+      /** As a native chunk's: the offers whose cards come along (all when absent). */
+      cardScope?: ReadonlySet<string>;
+    }
   | { kind: 'product'; productIds: number[] }
   | { kind: 'sku'; skuIds: number[] }
   | { kind: 'seller'; sellerIds: number[] };
@@ -250,7 +258,9 @@ async function ownRows(db: Db, chunk: Chunk, indexed: IndexViews | undefined): P
       return done;
     }
     case 'handoff': {
-      const finish = readIndexed(chunk.variantIds.map(docId.handoff), async () => undefined);
+      const scope = chunk.cardScope;
+      const ids = chunk.variantIds.map(docId.handoff).filter((id) => !scope || scope.has(id));
+      const finish = readIndexed(ids, async () => undefined);
       own.handoff = await handoffRows(db, chunk.variantIds);
       done.indexedOffers = finish();
       return done;

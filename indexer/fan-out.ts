@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '../src/db/pool.js';
 import { pairsOfOrders, pairsOfSellers, pairsOfSkus, skusOfProducts, variantsOf } from '../src/db/offer-source.js';
 import type { FeedRow } from '../src/db/change-feed.js';
-import { addPair, emptyTargets, type Targets } from './targets.js';
+import { addPair, addVariant, emptyTargets, type Targets } from './targets.js';
 
 /** `ktext` of a 'seller' feed row that changed only the seller's counters (a review). */
 export const SELLER_STATS = 'stats';
@@ -41,7 +41,7 @@ export async function fanOut(db: Pool | PoolClient, rows: FeedRow[]): Promise<Ta
         slugs.add(r.ktext!);
         break;
       case 'variant':
-        t.variants.add(r.k1!);
+        addVariant(t, r.k1!, r.offerOnly);
         break;
       case 'platform':
         t.allNative = true;
@@ -58,6 +58,6 @@ export async function fanOut(db: Pool | PoolClient, rows: FeedRow[]): Promise<Ta
   for (const p of sellerPairs) addPair(t, p);
   for (const p of orderPairs) addPair(t, p);
   for (const p of skuPairs) addPair(t, p);
-  for (const v of variants) t.variants.add(v);
+  for (const v of variants) addVariant(t, v);
   return t;
 }

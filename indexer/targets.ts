@@ -7,7 +7,7 @@ import type { Chunk } from './facts.js';
 /** The set of documents one batch must recompute; a Set/Map so repeated changes coalesce. */
 export interface Targets {
   pairs: Map<string, Pair>;
-  /** Pairs of `pairs` whose every change was offer-only (a repricing): their cards cannot have changed. */
+  /** Offers (document ids) of `pairs` and `variants` whose every change was offer-only (a repricing): their cards cannot have changed. */
   offerOnly: Set<string>;
   variants: Set<number>;
   products: Set<number>;
@@ -35,18 +35,29 @@ export function emptyTargets(): Targets {
 
 const pairKey = (p: Pair) => `${p.sellerId}:${p.skuId}`;
 
+/** Records whether an offer's changes so far in the batch were all offer-only; `first`: its first change in the batch. */
+function markOfferOnly(t: Targets, id: string, first: boolean, offerOnly: boolean): void {
+  if (!offerOnly) t.offerOnly.delete(id);
+  else if (first) t.offerOnly.add(id);
+}
+
 /** A pair to recompute; `offerOnly` when this change cannot have changed its cards. One change that can makes it count for its cards. */
 export function addPair(t: Targets, p: Pair, offerOnly = false): void {
   const key = pairKey(p);
-  if (!offerOnly) t.offerOnly.delete(key);
-  else if (!t.pairs.has(key)) t.offerOnly.add(key);
+  markOfferOnly(t, docId.native(p.sellerId, p.skuId), !t.pairs.has(key), offerOnly);
   t.pairs.set(key, p);
 }
 
-/** The chunk's offers whose cards come along: all (undefined) unless some of its pairs changed only their offers. */
-function cardScopeOf(t: Targets, pairs: readonly Pair[]): Set<string> | undefined {
-  if (!pairs.some((p) => t.offerOnly.has(pairKey(p)))) return undefined;
-  return new Set(pairs.filter((p) => !t.offerOnly.has(pairKey(p))).map((p) => docId.native(p.sellerId, p.skuId)));
+/** A handoff variant to recompute, as addPair. */
+export function addVariant(t: Targets, variantId: number, offerOnly = false): void {
+  markOfferOnly(t, docId.handoff(variantId), !t.variants.has(variantId), offerOnly);
+  t.variants.add(variantId);
+}
+
+/** The chunk's offers whose cards come along: all (undefined) unless some of them changed only their offers. */
+function cardScopeOf(t: Targets, ids: readonly string[]): Set<string> | undefined {
+  if (!ids.some((id) => t.offerOnly.has(id))) return undefined;
+  return new Set(ids.filter((id) => !t.offerOnly.has(id)));
 }
 
 /**
@@ -63,8 +74,8 @@ export async function* targetChunks(db: Pool | PoolClient, t: Targets, size = CH
       if (page.length === 0) break;
       const changed = new Set<string>();
       for (const p of page) {
-        const key = pairKey(p);
-        if (t.pairs.delete(key) && !t.offerOnly.has(key)) changed.add(docId.native(p.sellerId, p.skuId));
+        const id = docId.native(p.sellerId, p.skuId);
+        if (t.pairs.delete(pairKey(p)) && !t.offerOnly.has(id)) changed.add(id);
       }
       yield { kind: 'native', pairs: page, cardScope: changed };
       after = page[page.length - 1]!;
@@ -74,10 +85,16 @@ export async function* targetChunks(db: Pool | PoolClient, t: Targets, size = CH
   // written once per batch rather than once per chunk that has one of them.
   const pairs = [...t.pairs.values()].sort((a, b) => a.skuId - b.skuId || a.sellerId - b.sellerId);
   for (const chunk of chunks(pairs, size)) {
-    const cardScope = cardScopeOf(t, chunk);
+    const cardScope = cardScopeOf(
+      t,
+      chunk.map((p) => docId.native(p.sellerId, p.skuId)),
+    );
     yield cardScope ? { kind: 'native', pairs: chunk, cardScope } : { kind: 'native', pairs: chunk };
   }
-  for (const variantIds of chunks([...t.variants], size)) yield { kind: 'handoff', variantIds };
+  for (const variantIds of chunks([...t.variants], size)) {
+    const cardScope = cardScopeOf(t, variantIds.map(docId.handoff));
+    yield cardScope ? { kind: 'handoff', variantIds, cardScope } : { kind: 'handoff', variantIds };
+  }
   for (const productIds of chunks([...t.products], size)) yield { kind: 'product', productIds };
   for (const skuIds of chunks([...t.skus], size)) yield { kind: 'sku', skuIds };
   for (const sellerIds of chunks([...new Set([...t.sellers, ...t.sellerDocs])], size)) yield { kind: 'seller', sellerIds };

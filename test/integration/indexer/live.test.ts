@@ -305,12 +305,16 @@ describe('live indexer', () => {
     await eventually(async () => expect(await groupKeys()).not.toContain('1002/n:7'));
   });
 
-  it("rewrites a repriced listing's offer without reading its card (no price on a card); a stock change reads the card and mends it", async () => {
+  it("rewrites a repriced listing's and handoff variant's offers without reading their card (no price on a card); a stock change reads the card and mends it", async () => {
     await indexer.idle();
     // A card gone from the index behind the indexer's back: only a change that can move a card looks.
     await ctx.es.delete({ index: ctx.index.alias, id: 'c:101', refresh: true });
     await ctx.pool.query(`UPDATE listings SET price = 260, external_ref = 'A-2' WHERE seller_id = 7 AND sku_id = 1001`);
-    await eventually(async () => expect((await doc('n:7:1001'))!.offer).toMatchObject({ price: 260 }));
+    await ctx.pool.query(`UPDATE handoff_variants SET price = 130 WHERE variant_id = 55`);
+    await eventually(async () => {
+      expect((await doc('n:7:1001'))!.offer).toMatchObject({ price: 260 });
+      expect((await doc('h:55'))!.offer).toMatchObject({ price: 130 });
+    });
     await indexer.idle();
     expect(await doc('c:101')).toBeNull();
     await ctx.pool.query(`UPDATE listings SET quantity = quantity + 1 WHERE seller_id = 7 AND sku_id = 1001`);

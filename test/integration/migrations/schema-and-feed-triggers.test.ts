@@ -163,6 +163,29 @@ describe('change feed triggers', () => {
     expect(await feedOf("DELETE FROM holds WHERE order_id = 'ord_1'")).toEqual([key('listing', 7, 10)]);
   });
 
+  it('a handoff variant update that keeps its store, sku, product, stock and match is marked offer-only', async () => {
+    await ctx.pool.query("INSERT INTO handoff_stores (store_slug, store_name) VALUES ('west-shop', 'West') ON CONFLICT DO NOTHING");
+    await ctx.pool.query("INSERT INTO handoff_variants VALUES (60, 'west-shop', 10, 1, 240, 1, 'matched'), (61, 'west-shop', 10, 1, 240, 1, 'matched')");
+    const marks = async (sql: string): Promise<Record<string, boolean>> => {
+      const { rows: max } = await ctx.pool.query<{ id: number }>('SELECT coalesce(max(id), 0)::int AS id FROM change_feed');
+      await ctx.pool.query(sql);
+      const { rows } = await ctx.pool.query<{ k1: number; offer_only: boolean }>(
+        `SELECT k1, offer_only FROM change_feed WHERE id > $1 AND entity = 'variant'`,
+        [max[0]!.id],
+      );
+      return Object.fromEntries(rows.map((r) => [String(r.k1), r.offer_only]));
+    };
+    expect(await marks('UPDATE handoff_variants SET price = price + 5 WHERE variant_id IN (60, 61)')).toEqual({ '60': true, '61': true });
+    expect(await marks('UPDATE handoff_variants SET price = 1, quantity = CASE variant_id WHEN 61 THEN 0 ELSE quantity END WHERE variant_id IN (60, 61)')).toEqual({
+      '60': true,
+      '61': false,
+    });
+    expect(await marks('UPDATE handoff_variants SET sku_id = 11 WHERE variant_id = 60')).toEqual({ '60': false });
+    expect(await marks("UPDATE handoff_variants SET match_status = 'unmatched' WHERE variant_id = 61")).toEqual({ '61': false });
+    expect(await marks('DELETE FROM handoff_variants WHERE variant_id IN (60, 61)')).toEqual({ '60': false, '61': false });
+    last = (await ctx.pool.query<{ id: number }>('SELECT max(id)::int AS id FROM change_feed')).rows[0]!.id;
+  });
+
   it('handoff stores and variants', async () => {
     expect(await feedOf("INSERT INTO handoff_stores (store_slug, store_name) VALUES ('north-shop', 'North')")).toEqual([
       key('store', null, null, 'north-shop'),

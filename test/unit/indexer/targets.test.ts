@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addPair, emptyTargets, targetChunks } from '../../../indexer/targets.js';
+import { addPair, addVariant, emptyTargets, targetChunks } from '../../../indexer/targets.js';
 import type { Chunk } from '../../../indexer/facts.js';
 
 // A pair whose every change in the batch was offer-only (a repricing) is rewritten without its
@@ -73,6 +73,18 @@ describe('offer-only pairs', () => {
     expect(chunks.map((c) => (c.kind === 'native' ? [c.pairs.map((p) => p.skuId), c.cardScope && [...c.cardScope]] : null))).toEqual([
       [[10, 11], []],
       [[12], undefined],
+    ]);
+  });
+
+  it('work the same for handoff variants, apart from pairs', async () => {
+    const t = emptyTargets();
+    addVariant(t, 55, true);
+    addVariant(t, 56, true);
+    addVariant(t, 56); // its store changed too
+    addPair(t, { sellerId: 1, skuId: 10 }, true);
+    expect(await collect(t)).toEqual([
+      { kind: 'native', pairs: [{ sellerId: 1, skuId: 10 }], cardScope: new Set() },
+      { kind: 'handoff', variantIds: [55, 56], cardScope: new Set(['h:56']) },
     ]);
   });
 });
