@@ -1,5 +1,5 @@
 // One seller's burst beside everyone else's small changes (npm run bench:burst -- [--listings 200000]
-//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--rounds 1] [--seller-api] [--keep]).
+//   [--seed 3] [--db NAME] [--rate 20] [--kills 0] [--kill-every 8] [--rounds 1] [--seller-api] [--hold-indexer] [--keep]).
 //
 // One run, one machine, one sample:
 //  1. rebuild(): a full build of the sample into a fresh alias, timed: listings/s, the yardstick.
@@ -49,6 +49,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     'seller-api': { type: 'boolean', default: false },
+    'hold-indexer': { type: 'boolean', default: false },
   },
 });
 const log = (m: string) => console.log(`[bench:burst] ${m}`);
@@ -202,6 +203,9 @@ try {
       log,
     });
     const burstStart = performance.now();
+    // --hold-indexer: the indexer paused (SIGSTOP) while the API commits, so the buyer's p99 then
+    // is the seller's writes alone, and the drain after them the indexer's alone.
+    if (values['hold-indexer']) indexer.child?.kill('SIGSTOP');
     const batchesBefore = batches.length;
     const kills = (async () => {
       for (let k = 1; k <= killCount; k++) {
@@ -233,6 +237,7 @@ try {
       }),
     );
     const writtenS = (performance.now() - burstStart) / 1000;
+    if (values['hold-indexer']) indexer.child?.kill('SIGCONT');
     log(`burst written: ${burstRows.length} listings in ${writtenS.toFixed(1)} s = ${Math.round(burstRows.length / writtenS)} items/s; ${load()}`);
 
     // The burst is visible when a search finds every repriced listing at its new price. The indexer
