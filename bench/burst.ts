@@ -53,6 +53,8 @@ const { values } = parseArgs({
   },
 });
 const log = (m: string) => console.log(`[bench:burst] ${m}`);
+// A SIGKILLed indexer is started again unpaused: the two options measure different things.
+if (values['hold-indexer'] && Number(values.kills) > 0) throw new Error('--hold-indexer and --kills cannot be combined');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KILLS = Number(values.kills);
 const KILL_EVERY_MS = Number(values['kill-every']) * 1000;
