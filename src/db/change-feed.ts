@@ -29,16 +29,21 @@ export async function readFeed(db: Db, after: Position, limit: number): Promise<
       LIMIT $4`,
     [after.xid, after.id, guard, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    xid: r.xid_text,
-    entity: r.entity,
-    k1: r.k1,
-    k2: r.k2,
-    ktext: r.ktext,
-    offerOnly: r.offer_only,
-    createdAt: r.created_at,
-  }));
+  return rows.map(feedRow);
+}
+
+/** A feed row as both readers select it (the xid as text, as `xid_text`). */
+function feedRow(r: {
+  id: number;
+  xid_text: string;
+  entity: FeedRow['entity'];
+  k1: number | null;
+  k2: number | null;
+  ktext: string | null;
+  offer_only: boolean;
+  created_at: Date;
+}): FeedRow {
+  return { id: Number(r.id), xid: r.xid_text, entity: r.entity, k1: r.k1, k2: r.k2, ktext: r.ktext, offerOnly: r.offer_only, createdAt: r.created_at };
 }
 
 /** Deletes feed rows every consumer has passed; keeps the table small. */
@@ -94,16 +99,7 @@ export async function readFeedAside(
       scanned = { xid: end.xid, id: end.id };
       break;
     }
-    taken.push({
-      id: Number(r.id),
-      xid: r.xid_text,
-      entity: r.entity,
-      k1: r.k1,
-      k2: r.k2,
-      ktext: r.ktext,
-      offerOnly: r.offer_only,
-      createdAt: r.created_at,
-    });
+    taken.push(feedRow(r));
   }
   return { rows: taken, scanned };
 }
