@@ -33,7 +33,7 @@ import { docId } from '../src/search/documents/model.js';
 import { rebuild } from '../indexer/rebuild.js';
 import { LIVE_CONSUMER } from '../indexer/live.js';
 import { dropCheckpoint } from '../src/db/feed-guard.js';
-import { load, openWorld, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
+import { load, openWorld, pct, sleep, spawnApi, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites } from './live-writes.js';
 import { notYetPriced } from './indexed-prices.js';
 
@@ -107,37 +107,22 @@ const stopIndexer = async (signal: NodeJS.Signals) => {
   await exited;
 };
 
-/** An API process (`src/main.ts`, all routes) on the bench's index; its base URL once its suggestion catalog is current. */
+/** An API process on the bench's index (world.ts spawnApi); its base URL once its suggestion catalog is current. */
 async function startApi(): Promise<string> {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const base = `http://127.0.0.1:${port}`;
-  const api = spawn(process.execPath, ['--max-old-space-size=256', '--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+  const { child, base } = await spawnApi(
+    root,
+    {
       DATABASE_URL: env.DATABASE_URL,
       ELASTICSEARCH_URL: env.ELASTICSEARCH_URL,
       INDEX_PREFIX: prefix,
-      PORT: String(port),
       RATE_LIMIT_SELLER_PER_MIN: '1000000',
       RATE_LIMIT_PUBLIC_PER_MIN: '1000000000',
       DEGRADED_WARM_ENABLED: 'false',
-      // /metrics on the API's port: the bench reads whether the suggestion catalog is current.
-      HEALTH_DETAILS: 'true',
-      LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.push(api);
-  for (const t0 = Date.now(); ; await sleep(500)) {
-    const metrics = await fetch(`${base}/metrics`).then(
-      (r) => r.text(),
-      () => '',
-    );
-    if (/suggest_catalog_state\{state="current"\} 1/.test(metrics) || (metrics !== '' && process.env.SUGGEST_CATALOG === 'false')) return base;
-    if (api.exitCode !== null) throw new Error(`the API exited with ${api.exitCode}`);
-    if (Date.now() - t0 > 300_000) throw new Error('the API (and its suggestion catalog) did not become ready');
-  }
+    ['--max-old-space-size=256'],
+  );
+  children.push(child);
+  return base;
 }
 
 try {

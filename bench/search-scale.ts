@@ -28,7 +28,7 @@
 // cache is switched off for the API runs too (index.requests.cache.enable=false, restored at the
 // end): real traffic varies, repeats must not be answered from the cache. Closed loops of 1 and
 // 8 connections over the whole mix, `reps` passes each (shuffled per pass, same seed).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -42,7 +42,7 @@ import { encodeSearchCursor } from '../src/search/cursor.js';
 import { lookupBodySchema, productQuerySchema, searchQuerySchema, suggestQuerySchema } from '../src/contract/buyer.js';
 import { terms } from '../src/search/text.js';
 import { loadEnv } from '../src/config/env.js';
-import { load, pct, sleep, spawnIndexer, type IndexerBatch } from './world.js';
+import { load, pct, sleep, spawnApi, spawnIndexer, type IndexerBatch } from './world.js';
 import { lagLine, startLiveWrites, type LiveWritesResult } from './live-writes.js';
 import { horizon, loadCheckpoint, saveCheckpoint } from '../src/db/feed-guard.js';
 
@@ -313,34 +313,14 @@ if (values.pg !== undefined) {
 let apiBase = values.api;
 let api: ChildProcess | null = null;
 if (apiBase === undefined) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  apiBase = `http://127.0.0.1:${port}`;
-  api = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), INDEX_PREFIX: prefix, RATE_LIMIT_PUBLIC_PER_MIN: '1000000000', LOG_LEVEL: 'warn', HEALTH_DETAILS: 'true' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  process.once('exit', () => api?.kill('SIGTERM'));
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${apiBase}/healthz`)).status === 200) break;
-    } catch {
-      /* not up yet */
-    }
-    if (i > 150) throw new Error('API did not come up');
-    await sleep(200);
-  }
-  log(`API (pid ${api.pid}) on ${apiBase}, alias ${alias}`);
   // Suggestions are measured as a running API answers them: from its catalog once read
   // (SUGGEST_CATALOG=false in the environment measures the index path instead).
-  if (process.env.SUGGEST_CATALOG !== 'false') {
-    const t0 = Date.now();
-    while (!/suggest_catalog_state\{state="current"\} 1/.test(await (await fetch(`${apiBase}/metrics`)).text())) {
-      if (Date.now() - t0 > 300_000) throw new Error('the suggestion catalog did not become current');
-      await sleep(500);
-    }
-    log(`suggestion catalog current after ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-  }
+  const spawned = await spawnApi(root, { INDEX_PREFIX: prefix, RATE_LIMIT_PUBLIC_PER_MIN: '1000000000' });
+  api = spawned.child;
+  apiBase = spawned.base;
+  process.once('exit', () => api?.kill('SIGTERM'));
+  log(`API (pid ${api.pid}) on ${apiBase}, alias ${alias}`);
+  if (spawned.catalogMs !== null) log(`suggestion catalog current after ${(spawned.catalogMs / 1000).toFixed(1)} s`);
 }
 
 // ---- request cache off for the API's requests too (restored at the end) ----

@@ -1,6 +1,7 @@
-// Shared set-up of bench:indexer and bench:read-api: a database of their own on the server
-// DATABASE_URL names (created, migrated and loaded with the seeded sample marketplace, or an
-// existing one reused with --db), and helpers to report the machine's load beside every figure.
+// Shared set-up of the benches: a database of their own on the server DATABASE_URL names
+// (created, migrated and loaded with the seeded sample marketplace, or an existing one reused with
+// --db), the API and the live indexer as child processes, and helpers to report the machine's load
+// beside every figure.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -125,4 +126,41 @@ export function spawnIndexer(
     }
   });
   return { child, batches };
+}
+
+/**
+ * The API (`src/main.ts`, all routes) as a child process on `env` (INDEX_PREFIX and the like
+ * added to this process's), with /metrics on its port; resolves once it answers /healthz and, as a
+ * running API would before its buyers are measured, once its suggestion catalog is current
+ * (unless SUGGEST_CATALOG=false).
+ */
+export async function spawnApi(
+  root: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<{ child: ChildProcess; base: string; catalogMs: number | null }> {
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HEALTH_DETAILS: 'true' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const text = (path: string) =>
+    fetch(`${base}${path}`).then(
+      (r) => (r.ok ? r.text() : ''),
+      () => '',
+    );
+  for (const t0 = Date.now(); (await text('/healthz')) === ''; await sleep(200)) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    if (Date.now() - t0 > 30_000) throw new Error('the API did not come up');
+  }
+  if ((env.SUGGEST_CATALOG ?? process.env.SUGGEST_CATALOG) === 'false') return { child, base, catalogMs: null };
+  const t0 = Date.now();
+  while (!/suggest_catalog_state\{state="current"\} 1/.test(await text('/metrics'))) {
+    if (child.exitCode !== null) throw new Error(`the API exited with ${child.exitCode}`);
+    if (Date.now() - t0 > 300_000) throw new Error('the suggestion catalog did not become current');
+    await sleep(500);
+  }
+  return { child, base, catalogMs: Date.now() - t0 };
 }
